@@ -1,0 +1,180 @@
+"""Who judges what, the judgments themselves, training rounds and adjudication."""
+
+from django.conf import settings
+from django.db import models
+
+from collection.models import RetrievalTask, Topic
+from pooling.models import Hit, PoolItem
+
+
+class TrainingRound(models.Model):
+    """A set of topics (a few pool items each) that every assessor in the round judges."""
+
+    class GoldSource(models.TextChoices):
+        QRELS = "qrels", "Imported qrels"
+        EXPERT = "expert", "An expert assessor"
+
+    task = models.ForeignKey(
+        RetrievalTask, on_delete=models.CASCADE, related_name="training_rounds"
+    )
+    name = models.CharField(max_length=100)
+    gold_source = models.CharField(max_length=10, choices=GoldSource.choices)
+    expert = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    show_gold_after_submit = models.BooleanField(default=False)
+    items = models.ManyToManyField(PoolItem, blank=True, related_name="training_rounds")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["task", "name"], name="training_round_name_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class GoldGrade(models.Model):
+    """The reference grade of a hit in a training round."""
+
+    training_round = models.ForeignKey(TrainingRound, on_delete=models.CASCADE, related_name="gold")
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="+")
+    grade = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["training_round", "hit"], name="gold_unique"),
+            models.CheckConstraint(condition=models.Q(grade__lte=3), name="gold_grade_range"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hit_id}={self.grade}"
+
+
+class Assignment(models.Model):
+    class Purpose(models.TextChoices):
+        OFFICIAL = "official"
+        DUAL = "dual"
+        TRAINING = "training"
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    purpose = models.CharField(max_length=10, choices=Purpose.choices)
+    training_round = models.ForeignKey(
+        TrainingRound, on_delete=models.CASCADE, null=True, blank=True, related_name="assignments"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(
+        null=True, blank=True, help_text="Training: the assessor handed the round in."
+    )
+
+    class Meta:
+        constraints = [
+            # Each topic has one official assignment at a time.
+            models.UniqueConstraint(
+                fields=["topic"],
+                condition=models.Q(purpose="official", revoked_at__isnull=True),
+                name="one_official_assignment_per_topic",
+            ),
+            models.UniqueConstraint(
+                fields=["topic", "assessor", "purpose", "training_round"],
+                condition=models.Q(revoked_at__isnull=True),
+                name="assignment_unique_active",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(purpose="training", training_round__isnull=False)
+                | (~models.Q(purpose="training") & models.Q(training_round__isnull=True)),
+                name="training_assignment_has_round",
+            ),
+        ]
+        indexes = [models.Index(fields=["assessor", "revoked_at"], name="assignment_assessor")]
+
+    def __str__(self) -> str:
+        return f"{self.topic.number} → {self.assessor} ({self.purpose})"
+
+
+class Judgment(models.Model):
+    class Flag(models.TextChoices):
+        NONE = "", "—"
+        SYSTEM_FAILURE = "system_failure", "System failure"
+        DONT_KNOW = "dont_know", "Do not know"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="judgments")
+    hit = models.ForeignKey(Hit, on_delete=models.PROTECT, related_name="judgments")
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
+    )
+    grade = models.PositiveSmallIntegerField(null=True, blank=True)  # 3 H, 2 M, 1 L, 0 N
+    flag = models.CharField(max_length=20, choices=Flag.choices, blank=True, default="")
+    comment = models.TextField(blank=True)
+    active_seconds = models.FloatField(default=0.0)
+    revision = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "hit"], name="judgment_unique"),
+            models.CheckConstraint(
+                condition=(models.Q(grade__isnull=False, grade__lte=3) & models.Q(flag=""))
+                | (models.Q(grade__isnull=True) & ~models.Q(flag="") & ~models.Q(comment="")),
+                name="judgment_grade_xor_flag_with_comment",
+            ),
+        ]
+        indexes = [models.Index(fields=["hit"], name="judgment_hit")]
+
+    def __str__(self) -> str:
+        return f"{self.hit_id}: {self.grade if self.grade is not None else self.flag}"
+
+
+class JudgmentRevision(models.Model):
+    """Every value a judgment has had, in order: nothing an assessor said is ever lost."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    changed_at = models.DateTimeField(auto_now_add=True)
+    grade = models.PositiveSmallIntegerField(null=True, blank=True)
+    flag = models.CharField(max_length=20, blank=True)
+    comment = models.TextField(blank=True)
+    active_seconds = models.FloatField(default=0.0)
+
+    class Meta:
+        ordering = ["judgment", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["judgment", "number"], name="revision_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judgment_id} r{self.number}"
+
+
+class Adjudication(models.Model):
+    """An organizer's final grade for a hit where dual assessors disagree."""
+
+    hit = models.OneToOneField(Hit, on_delete=models.PROTECT, related_name="adjudication")
+    grade = models.PositiveSmallIntegerField()
+    note = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(grade__lte=3), name="adjudication_grade_range"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hit_id}={self.grade}"

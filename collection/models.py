@@ -1,0 +1,205 @@
+"""The campaign, its tasks and topics, and the collection they are judged against.
+
+The collection (threads, posts, comments, formula instances) is shared by every campaign
+of a deployment, as ARQMath's Math Stack Exchange collection was; ids are the collection's own.
+"""
+
+from django.db import models
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    submission_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Runs are refused after this moment (a task may override)."
+    )
+    seed = models.IntegerField(default=0, help_text="Default random seed of the campaign's tasks.")
+    max_primary_runs = models.PositiveSmallIntegerField(
+        default=1, help_text="Primary runs allowed per team per task (ARQMath: 1)."
+    )
+    max_alternate_runs = models.PositiveSmallIntegerField(
+        default=4, help_text="Alternate runs allowed per team per task (ARQMath: 4)."
+    )
+    results_published = models.BooleanField(
+        default=False, help_text="Participants see their own evaluation results."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RetrievalTask(models.Model):
+    """A task of a campaign and its pooling settings (defaults: ARQMath-3)."""
+
+    class Kind(models.TextChoices):
+        ANSWER = "answer", "Answer retrieval (Task 1)"
+        FORMULA = "formula", "Formula retrieval (Task 2)"
+        OPENQA = "openqa", "Open-domain QA (Task 3)"
+
+    class FormulaPolicy(models.TextChoices):
+        VOTE = "vote", "Reciprocal-rank voting (ARQMath-2/3)"
+        THREAD = "thread", "One answer per thread (ARQMath-1 guidelines)"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tasks")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    title = models.CharField(max_length=200, blank=True)
+    submission_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Overrides the campaign's deadline for this task."
+    )
+    primary_depth = models.PositiveSmallIntegerField(default=45)
+    alternate_depth = models.PositiveSmallIntegerField(default=20)
+    primary_k = models.PositiveSmallIntegerField(
+        default=25, help_text="Visually distinct formulae pooled per primary run."
+    )
+    alternate_k = models.PositiveSmallIntegerField(default=15)
+    max_instances = models.PositiveSmallIntegerField(
+        default=5, help_text="N: formula instances judged per visually distinct formula."
+    )
+    formula_policy = models.CharField(
+        max_length=10, choices=FormulaPolicy.choices, default=FormulaPolicy.VOTE
+    )
+    pool_seed = models.IntegerField(default=0)
+    answer_task = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="For open QA: the answer task whose pools its answers join.",
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "kind"], name="task_kind_unique_per_campaign"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign.name} {self.kind}"
+
+    @property
+    def deadline(self):  # type: ignore[no-untyped-def]
+        return self.submission_deadline or self.campaign.submission_deadline
+
+
+class Topic(models.Model):
+    task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="topics")
+    number = models.CharField(max_length=20)  # "A.301", "B.301"
+    title = models.TextField()
+    question = models.TextField(help_text="Question body, HTML as in the topic file.")
+    tags = models.JSONField(default=list, blank=True)
+    thread_id = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="The topic question's own thread id (not in the collection).",
+    )
+    formula_id = models.CharField(max_length=40, blank=True)  # query formula, formula topics
+    latex = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)  # category, difficulty, ...
+    source_topic = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="derived_topics"
+    )
+
+    class Meta:
+        ordering = ["task", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "number"], name="topic_number_unique_per_task")
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class TopicFormula(models.Model):
+    """A formula of a topic's title or question (topic-formulas-*.tsv): id like ``q_6``."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="formulas")
+    formula_id = models.CharField(max_length=40)
+    location = models.CharField(max_length=10)  # title | body
+    latex = models.TextField(blank=True)
+    slt = models.TextField(blank=True)
+    visual_id = models.CharField(max_length=40, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["topic", "formula_id"], name="topic_formula_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic.number} {self.formula_id}"
+
+
+class Thread(models.Model):
+    """A question with its answers; the id is the question's post id."""
+
+    id = models.BigIntegerField(primary_key=True)
+    title = models.TextField()
+    tags = models.JSONField(default=list, blank=True)
+
+    def __str__(self) -> str:
+        return f"Thread {self.id}"
+
+
+class Post(models.Model):
+    class Kind(models.IntegerChoices):  # Stack Exchange PostTypeId
+        QUESTION = 1, "question"
+        ANSWER = 2, "answer"
+
+    id = models.BigIntegerField(primary_key=True)
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="posts")
+    kind = models.PositiveSmallIntegerField(choices=Kind.choices)
+    body = models.TextField(help_text="HTML as in the dump; untrusted, sanitized on display.")
+    score = models.IntegerField(default=0)
+    created_at = models.DateTimeField(null=True, blank=True)
+    owner_user_id = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["thread", "kind"], name="post_thread_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.id}"
+
+
+class Comment(models.Model):
+    id = models.BigIntegerField(primary_key=True)
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="comments")
+    text = models.TextField()
+    score = models.IntegerField(default=0)
+    created_at = models.DateTimeField(null=True, blank=True)
+    user_id = models.BigIntegerField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"Comment {self.id}"
+
+
+class Formula(models.Model):
+    """One formula *instance* of the collection's formula index."""
+
+    class Location(models.TextChoices):
+        TITLE = "title"
+        QUESTION = "question"
+        ANSWER = "answer"
+        COMMENT = "comment"
+
+    formula_id = models.BigIntegerField(primary_key=True)
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="formulas")
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="formulas")
+    location = models.CharField(max_length=10, choices=Location.choices)
+    comment = models.ForeignKey(
+        Comment, on_delete=models.CASCADE, null=True, blank=True, related_name="formulas"
+    )
+    # Given ids are stored as their decimal text; computed ones are "c" + a hash of the
+    # canonical symbol-layout string (see collection/visual_ids.py) so the column stays short.
+    visual_id = models.CharField(max_length=40)
+    old_visual_id = models.CharField(max_length=40, blank=True)
+    issue = models.CharField(max_length=20, blank=True)
+    latex = models.TextField()
+    slt = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["visual_id"], name="formula_visual_id")]
+
+    def __str__(self) -> str:
+        return f"Formula {self.formula_id}"

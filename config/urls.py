@@ -1,0 +1,26 @@
+"""Top-level URLs: each app mounts its pages and its REST endpoints."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+
+from config import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("", include("collection.urls")),
+    path("", include("pooling.urls")),
+    path("", include("assessment.urls")),
+    path("", include("evaluation.urls")),
+    path("api/", include("collection.api.urls")),
+    path("api/", include("pooling.api.urls")),
+    path("api/", include("assessment.api.urls")),
+    path("api/", include("evaluation.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,46 @@
+"""Frozen qrels exports and the evaluation results computed against them."""
+
+from django.conf import settings
+from django.db import models
+
+from collection.models import RetrievalTask
+from pooling.models import Run
+
+
+class QrelsVersion(models.Model):
+    task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="qrels_versions")
+    label = models.CharField(max_length=100, blank=True)
+    policy = models.JSONField(default=dict)  # which judgments count, filters
+    level = models.CharField(max_length=10, default="item")  # item | instance (Task 2)
+    content = models.TextField()
+    checksum = models.CharField(max_length=64)  # SHA-256 of content
+    topic_count = models.PositiveIntegerField(default=0)
+    row_count = models.PositiveIntegerField(default=0)
+    dropped_topics = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.task} qrels {self.checksum[:8]}"
+
+
+class EvaluationResult(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
+    qrels = models.ForeignKey(QrelsVersion, on_delete=models.CASCADE, related_name="results")
+    qrels_checksum = models.CharField(max_length=64)
+    measures = models.JSONField(default=dict)  # ndcg_prime, map_prime, p10_prime, ...
+    per_topic = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "qrels"], name="result_unique_per_qrels")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run} on {self.qrels_checksum[:8]}"

@@ -1,0 +1,198 @@
+"""Teams, their runs, and the pools built from them.
+
+A pool is kept *annotated*: every (run, rank) that put an item in the pool is stored as a
+Contribution, so any depth-k pool can be rebuilt and each run's unique contributions counted.
+"""
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+
+from collection.models import RetrievalTask, Topic
+
+RUN_TAG_VALIDATOR = RegexValidator(
+    r"^[A-Za-z0-9_.\-]{1,40}$", "Use ASCII letters, digits and -_. (at most 40 characters)."
+)
+
+
+class Team(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Run(models.Model):
+    class Role(models.TextChoices):
+        PRIMARY = "primary"
+        ALTERNATE = "alternate"
+
+    class DeclaredData(models.TextChoices):
+        TEXT = "text"
+        MATH = "math"
+        BOTH = "both"
+
+    class Status(models.TextChoices):
+        ACCEPTED = "accepted"
+        WITHDRAWN = "withdrawn"
+
+    task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="runs")
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="runs")
+    tag = models.CharField(max_length=40, validators=[RUN_TAG_VALIDATOR])
+    role = models.CharField(max_length=10, choices=Role.choices)
+    is_manual = models.BooleanField(default=False)
+    declared_data = models.CharField(
+        max_length=5, choices=DeclaredData.choices, default=DeclaredData.BOTH
+    )
+    description = models.TextField(blank=True)
+    # Organizer-only fields.
+    is_baseline = models.BooleanField(default=False)
+    pool_as_primary = models.BooleanField(default=False)
+    depth_override = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    file_name = models.CharField(max_length=255, blank=True)
+    checksum = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file.")
+    file_format = models.CharField(max_length=20, blank=True)
+    row_count = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACCEPTED)
+    report = models.JSONField(default=dict, blank=True, help_text="Validation warnings.")
+    version = models.PositiveIntegerField(default=1, help_text="Bumped by each replacement.")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    uploaded_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["task", "team__name", "tag"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "team", "tag"], name="run_tag_unique_per_team"),
+            models.CheckConstraint(
+                condition=models.Q(depth_override__isnull=True) | models.Q(depth_override__gt=0),
+                name="run_depth_override_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team.name}/{self.tag}"
+
+
+class RunRow(models.Model):
+    """One ranked result. Ids are the collection's; they are checked at upload, not by FKs,
+    so that rows load with COPY at full speed."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="rows")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    post_id = models.BigIntegerField(null=True, blank=True)
+    formula_id = models.BigIntegerField(null=True, blank=True)
+    rank = models.PositiveIntegerField()
+    score = models.FloatField()
+    answer = models.TextField(blank=True)  # open QA
+    sources = models.TextField(blank=True)  # open QA
+
+    class Meta:
+        indexes = [models.Index(fields=["run", "topic", "rank"], name="runrow_run_topic_rank")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} {self.topic_id} {self.rank}"
+
+
+class PoolBuild(models.Model):
+    """One build of a task's pools, with the settings it used and its progress."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="pool_builds")
+    parameters = models.JSONField(default=dict)  # depths, k, N, policy, seed
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    topics_done = models.PositiveIntegerField(default=0)
+    topics_total = models.PositiveIntegerField(default=0)
+    stats = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    celery_task_id = models.CharField(max_length=64, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"Build {self.id} of {self.task}"
+
+
+class PoolItem(models.Model):
+    """One page to judge: an answer post, a visually distinct formula, or a generated answer."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="pool_items")
+    key = models.CharField(max_length=60)  # post id, visual id or generated-answer id
+    post_id = models.BigIntegerField(null=True, blank=True)  # answer items
+    visual_id = models.CharField(max_length=40, blank=True)  # formula items
+    answer = models.TextField(blank=True)  # open QA items
+    display_order = models.PositiveIntegerField()
+    entered_build = models.ForeignKey(
+        PoolBuild, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    entered_at = models.DateTimeField(auto_now_add=True)
+    is_orphaned = models.BooleanField(
+        default=False, help_text="Judged, but no run contributes it any more."
+    )
+
+    class Meta:
+        ordering = ["topic", "display_order"]
+        constraints = [
+            models.UniqueConstraint(fields=["topic", "key"], name="pool_item_key_unique"),
+            models.UniqueConstraint(
+                fields=["topic", "display_order"], name="pool_item_display_order_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic.number}:{self.key}"
+
+
+class Contribution(models.Model):
+    """A run put a pool item in the pool at this rank (its best rank for that item)."""
+
+    item = models.ForeignKey(PoolItem, on_delete=models.CASCADE, related_name="contributions")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="contributions")
+    rank = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "run"], name="contribution_unique")]
+        indexes = [models.Index(fields=["run", "rank"], name="contribution_run_rank")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}@{self.rank} -> {self.item_id}"
+
+
+class Hit(models.Model):
+    """One judged unit: the answer itself, or one formula instance in its post."""
+
+    item = models.ForeignKey(PoolItem, on_delete=models.CASCADE, related_name="hits")
+    post_id = models.BigIntegerField(null=True, blank=True)
+    formula_id = models.BigIntegerField(null=True, blank=True)
+    position = models.PositiveSmallIntegerField(default=0)  # order within the item
+    vote = models.FloatField(default=0.0)  # sum of 1/rank; never shown to assessors
+
+    class Meta:
+        ordering = ["item", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "post_id"],
+                condition=models.Q(formula_id__isnull=True),
+                name="hit_post_unique_per_item",
+            ),
+            models.UniqueConstraint(
+                fields=["item", "formula_id"],
+                condition=models.Q(formula_id__isnull=False),
+                name="hit_formula_unique_per_item",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hit {self.id} of {self.item_id}"
