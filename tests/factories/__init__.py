@@ -1,0 +1,47 @@
+"""factory_boy factories for every model: ``from tests.factories import HitFactory``."""
+
+from tests.factories.assessment import (
+    AdjudicationFactory,
+    AssignmentFactory,
+    JudgmentFactory,
+    TrainingRoundFactory,
+)
+from tests.factories.collection import (
+    CampaignFactory,
+    CommentFactory,
+    FormulaFactory,
+    PostFactory,
+    RetrievalTaskFactory,
+    ThreadFactory,
+    TopicFactory,
+    UserFactory,
+)
+from tests.factories.pooling import (
+    ContributionFactory,
+    HitFactory,
+    PoolItemFactory,
+    RunFactory,
+    RunRowFactory,
+    TeamFactory,
+)
+
+__all__ = [
+    "AdjudicationFactory",
+    "AssignmentFactory",
+    "CampaignFactory",
+    "CommentFactory",
+    "ContributionFactory",
+    "FormulaFactory",
+    "HitFactory",
+    "JudgmentFactory",
+    "PoolItemFactory",
+    "PostFactory",
+    "RetrievalTaskFactory",
+    "RunFactory",
+    "RunRowFactory",
+    "TeamFactory",
+    "ThreadFactory",
+    "TopicFactory",
+    "TrainingRoundFactory",
+    "UserFactory",
+]
