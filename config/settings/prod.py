@@ -16,8 +16,11 @@ if not REDIS_URL:  # noqa: F405
     raise ImproperlyConfigured("REDIS_URL must be set in production (Celery broker and cache).")
 
 DEBUG = False
+# The container health check calls http://127.0.0.1:8000/healthz with Host: localhost.
+ALLOWED_HOSTS = [*ALLOWED_HOSTS, "localhost"]  # noqa: F405
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container health check speaks plain HTTP
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
