@@ -116,6 +116,9 @@ class Judgment(models.Model):
     comment = models.TextField(blank=True)
     active_seconds = models.FloatField(default=0.0)
     revision = models.PositiveIntegerField(default=1)
+    # The token of the last request that wrote this judgment: a retried request (same token)
+    # is answered with the stored judgment and adds no active time twice.
+    client_token = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
