@@ -1,0 +1,323 @@
+"""Inter-assessor agreement: Cohen's kappa (plain and weighted), Krippendorff's alpha,
+percentage agreement and bootstrap confidence intervals. Pure Python, no Django.
+
+Input: a *rating* is a mapping ``hit id -> grade`` (0 N, 1 L, 2 M, 3 H) for one assessor.
+Flags ("system failure", "do not know") are not grades: callers leave those hits out, as
+ARQMath did when it computed kappa (DESIGN.md "Agreement"). Hit ids may be any hashable value.
+
+A measure that cannot be computed returns an :class:`Agreement` whose ``value`` is ``None``
+and whose ``reason`` says why ("fewer than 2 shared hits", "no variation"); nothing here
+returns NaN, so pages can print "n/a" with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Generic, Literal, TypeVar
+
+GRADES: tuple[int, ...] = (0, 1, 2, 3)
+RELEVANT_FROM = 2  # H+M binarization: grade >= 2 is relevant (ARQMath)
+
+FEWER_THAN_TWO = "fewer than 2 shared hits"
+NO_VARIATION = "no variation"
+
+H = TypeVar("H", bound=Hashable)  # a hit id
+A = TypeVar("A", bound=Hashable)  # an assessor id
+Rating = Mapping[H, int]
+Weights = Literal["linear", "quadratic"] | None
+Level = Literal["nominal", "ordinal"]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """A measured agreement over ``n`` shared hits, or the reason it is undefined."""
+
+    value: float | None
+    n: int
+    reason: str = ""
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f}" if self.value is not None else f"n/a ({self.reason})"
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A percentile bootstrap interval, or the reason there is none."""
+
+    low: float | None
+    high: float | None
+    confidence: float
+    resamples: int  # resamples on which the statistic was defined
+    reason: str = ""
+
+    @property
+    def defined(self) -> bool:
+        return self.low is not None and self.high is not None
+
+
+def binarize(rating: Rating[H], *, relevant_from: int = RELEVANT_FROM) -> dict[H, int]:
+    """H+M binarization (ARQMath): 1 when grade >= ``relevant_from``, else 0."""
+    return {hit: int(grade >= relevant_from) for hit, grade in rating.items()}
+
+
+def shared_pairs(a: Rating[H], b: Rating[H]) -> list[tuple[int, int]]:
+    """The (grade of a, grade of b) pairs of the hits both judged, in a stable order."""
+    shared = a.keys() & b.keys()
+    return [(a[hit], b[hit]) for hit in sorted(shared, key=repr)]
+
+
+def _weight(i: int, j: int, weights: Weights, span: int) -> float:
+    """Disagreement weight of grades i and j (0 on the diagonal)."""
+    if weights is None:
+        return 0.0 if i == j else 1.0
+    distance = abs(i - j) / span
+    return distance if weights == "linear" else distance * distance
+
+
+def kappa_of_pairs(
+    pairs: Sequence[tuple[int, int]],
+    *,
+    weights: Weights = None,
+    categories: Sequence[int] = GRADES,
+) -> Agreement:
+    """Cohen's kappa (Cohen 1960; weighted: Cohen 1968) over paired grades.
+
+    kappa = 1 - sum(w * observed) / sum(w * expected), with w the disagreement weight; for
+    unweighted kappa this is (p_o - p_e) / (1 - p_e). Weighted kappa measures distances on the
+    grade scale ``categories`` (0-3), not only between the grades that happen to occur.
+    """
+    n = len(pairs)
+    if n < 2:
+        return Agreement(None, n, FEWER_THAN_TWO)
+    span = max(max(categories) - min(categories), 1)
+    row = Counter(a for a, _ in pairs)
+    col = Counter(b for _, b in pairs)
+    observed = Counter(pairs)
+    disagreement = sum(count * _weight(i, j, weights, span) for (i, j), count in observed.items())
+    expected = sum(row[i] * col[j] * _weight(i, j, weights, span) for i in row for j in col) / n
+    if expected <= 1e-12:
+        return Agreement(None, n, NO_VARIATION)
+    return Agreement(1.0 - disagreement / expected, n)
+
+
+def cohen_kappa(a: Rating[H], b: Rating[H], *, weights: Weights = None) -> Agreement:
+    """Cohen's kappa between two assessors over the hits both graded (4-way, 0-3)."""
+    return kappa_of_pairs(shared_pairs(a, b), weights=weights)
+
+
+def cohen_kappa_binary(
+    a: Rating[H], b: Rating[H], *, relevant_from: int = RELEVANT_FROM
+) -> Agreement:
+    """Cohen's kappa after H+M binarization (grade >= 2 relevant), as ARQMath reports it."""
+    return kappa_of_pairs(
+        shared_pairs(
+            binarize(a, relevant_from=relevant_from), binarize(b, relevant_from=relevant_from)
+        ),
+        categories=(0, 1),
+    )
+
+
+def percentage_agreement(a: Rating[H], b: Rating[H]) -> Agreement:
+    """Share of the shared hits on which both assessors gave the same grade."""
+    pairs = shared_pairs(a, b)
+    if not pairs:
+        return Agreement(None, 0, "no shared hits")
+    return Agreement(sum(x == y for x, y in pairs) / len(pairs), len(pairs))
+
+
+def _ordinal_distance(
+    counts: Mapping[int, int], domain: Sequence[int]
+) -> Callable[[int, int], float]:
+    """Krippendorff's ordinal metric: (sum of n_g for g between c and k - (n_c + n_k)/2)^2."""
+    order = sorted(domain)
+    cumulative: dict[int, float] = {}
+    running = 0
+    for value in order:
+        running += counts.get(value, 0)
+        cumulative[value] = running
+
+    def distance(c: int, k: int) -> float:
+        low, high = min(c, k), max(c, k)
+        inner = cumulative[high] - cumulative[low] + counts.get(low, 0)
+        return (inner - (counts.get(low, 0) + counts.get(high, 0)) / 2) ** 2
+
+    return distance
+
+
+def krippendorff_alpha(
+    ratings: Mapping[A, Rating[H]],
+    *,
+    level: Level = "ordinal",
+    domain: Sequence[int] = GRADES,
+) -> Agreement:
+    """Krippendorff's alpha over any number of assessors with missing values
+    (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability").
+
+    ``ratings`` maps each assessor to their rating; hits graded by fewer than two assessors
+    are not pairable and are left out. alpha = 1 - (n - 1) * sum o_ck d_ck / sum n_c n_k d_ck
+    over the coincidence matrix o. ``n`` of the result counts the pairable values.
+    """
+    units: dict[H, list[int]] = defaultdict(list)
+    for rating in ratings.values():
+        for hit, grade in rating.items():
+            units[hit].append(grade)
+    coincidences: dict[tuple[int, int], float] = defaultdict(float)
+    for values in units.values():
+        m = len(values)
+        if m < 2:
+            continue
+        for i, j in combinations(range(m), 2):
+            coincidences[(values[i], values[j])] += 1 / (m - 1)
+            coincidences[(values[j], values[i])] += 1 / (m - 1)
+    totals: dict[int, float] = defaultdict(float)
+    for (c, _), weight in coincidences.items():
+        totals[c] += weight
+    n_values = round(sum(totals.values()))
+    if n_values < 2:
+        return Agreement(None, n_values, FEWER_THAN_TWO)
+    if level == "ordinal":
+        distance = _ordinal_distance({c: round(v) for c, v in totals.items()}, domain)
+    else:
+
+        def distance(c: int, k: int) -> float:
+            return 0.0 if c == k else 1.0
+
+    observed = sum(w * distance(c, k) for (c, k), w in coincidences.items())
+    expected = sum(totals[c] * totals[k] * distance(c, k) for c in totals for k in totals)
+    if expected <= 1e-12:
+        return Agreement(None, n_values, NO_VARIATION)
+    return Agreement(1.0 - (n_values - 1) * observed / expected, n_values)
+
+
+def bootstrap_ci(
+    pairs: Sequence[tuple[int, int]],
+    statistic: Callable[[Sequence[tuple[int, int]]], Agreement],
+    *,
+    rng: random.Random,
+    resamples: int = 1000,
+    confidence: float = 0.95,
+    min_pairs: int = 10,
+) -> ConfidenceInterval:
+    """Percentile bootstrap over shared hits (Efron & Tibshirani 1993, ch. 13).
+
+    Resamples the hit pairs with replacement ``resamples`` times and takes the
+    (1 - confidence)/2 and (1 + confidence)/2 quantiles of the defined statistics.
+    Resamples on which the statistic is undefined (e.g. no variation) are skipped.
+    """
+    n = len(pairs)
+    if n < min_pairs:
+        return ConfidenceInterval(None, None, confidence, 0, f"fewer than {min_pairs} shared hits")
+    values: list[float] = []
+    for _ in range(resamples):
+        sample = [pairs[rng.randrange(n)] for _ in range(n)]
+        result = statistic(sample)
+        if result.value is not None:
+            values.append(result.value)
+    if len(values) < max(2, resamples // 2):
+        return ConfidenceInterval(None, None, confidence, len(values), NO_VARIATION)
+    values.sort()
+    tail = (1.0 - confidence) / 2
+    return ConfidenceInterval(
+        _quantile(values, tail), _quantile(values, 1.0 - tail), confidence, len(values)
+    )
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile of sorted values (numpy's default method)."""
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+# --- Tables over many assessors ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairAgreement(Generic[A]):
+    """Kappas of one pair of assessors over the hits both graded."""
+
+    first: A
+    second: A
+    shared: int
+    kappa: Agreement
+    kappa_binary: Agreement
+    kappa_linear: Agreement
+    kappa_quadratic: Agreement
+    percentage: Agreement
+
+
+@dataclass(frozen=True)
+class AssessorMean(Generic[A]):
+    """An assessor's mean kappa with every other assessor they share hits with (ARQMath Fig. 3)."""
+
+    assessor: A
+    mean_kappa: Agreement
+    mean_kappa_binary: Agreement
+    partners: int
+
+
+def pair_agreement(first: A, second: A, a: Rating[H], b: Rating[H]) -> PairAgreement[A]:
+    """All pairwise measures of two assessors at once."""
+    pairs = shared_pairs(a, b)
+    binary = [(int(x >= RELEVANT_FROM), int(y >= RELEVANT_FROM)) for x, y in pairs]
+    agreed = sum(x == y for x, y in pairs)
+    percentage = (
+        Agreement(agreed / len(pairs), len(pairs))
+        if pairs
+        else Agreement(None, 0, "no shared hits")
+    )
+    return PairAgreement(
+        first=first,
+        second=second,
+        shared=len(pairs),
+        kappa=kappa_of_pairs(pairs),
+        kappa_binary=kappa_of_pairs(binary, categories=(0, 1)),
+        kappa_linear=kappa_of_pairs(pairs, weights="linear"),
+        kappa_quadratic=kappa_of_pairs(pairs, weights="quadratic"),
+        percentage=percentage,
+    )
+
+
+def pairwise_agreements(ratings: Mapping[A, Rating[H]]) -> list[PairAgreement[A]]:
+    """Every pair of assessors that shares at least one graded hit, in assessor order."""
+    assessors = sorted(ratings, key=repr)
+    result = []
+    for first, second in combinations(assessors, 2):
+        if ratings[first].keys() & ratings[second].keys():
+            result.append(pair_agreement(first, second, ratings[first], ratings[second]))
+    return result
+
+
+def _mean(values: Iterable[Agreement]) -> Agreement:
+    defined = [v.value for v in values if v.value is not None]
+    if not defined:
+        return Agreement(None, 0, "no defined kappa with another assessor")
+    return Agreement(statistics.fmean(defined), len(defined))
+
+
+def assessor_means(pairs: Iterable[PairAgreement[A]]) -> list[AssessorMean[A]]:
+    """Per assessor, the mean of their defined pairwise kappas (4-way and binary)."""
+    by_assessor: dict[A, list[PairAgreement[A]]] = defaultdict(list)
+    for pair in pairs:
+        by_assessor[pair.first].append(pair)
+        by_assessor[pair.second].append(pair)
+    return [
+        AssessorMean(
+            assessor=assessor,
+            mean_kappa=_mean(p.kappa for p in found),
+            mean_kappa_binary=_mean(p.kappa_binary for p in found),
+            partners=len(found),
+        )
+        for assessor, found in sorted(by_assessor.items(), key=lambda kv: repr(kv[0]))
+    ]
