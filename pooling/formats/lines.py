@@ -1,0 +1,88 @@
+"""Reading a run file's bytes into numbered lines: gzip, size limit, binary and UTF-8 checks.
+
+Everything here streams: one line at a time, whatever the file's size.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from pooling.formats.model import ParsedRun
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Prefixed(io.RawIOBase):
+    """A non-seekable stream with the bytes already read put back in front."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def open_stream(stream: BinaryIO) -> tuple[BinaryIO, bool]:
+    """The stream to read lines from (decompressed if its magic bytes say gzip)."""
+    head = stream.read(2)
+    if stream.seekable():
+        stream.seek(stream.tell() - len(head))
+        source: BinaryIO = stream
+    else:
+        source = io.BufferedReader(_Prefixed(head, stream))  # type: ignore[arg-type]
+    if head == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=source, mode="rb"), True  # type: ignore[return-value]
+    return source, False
+
+
+def numbered_lines(stream: BinaryIO, run: ParsedRun, max_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """Yield (line number, line) for each non-blank line; record on ``run`` why reading stopped.
+
+    A NUL byte means a binary file, bytes past ``max_bytes`` (counted after decompression, so
+    a small gzip bomb cannot slip through) mean a file too large: both stop the read."""
+    source, compressed = open_stream(stream)
+    size = 0
+    lineno = 0
+    try:
+        for lineno, raw in enumerate(source, 1):
+            size += len(raw)
+            if size > max_bytes:
+                run.error(lineno, None, f"file is larger than the limit of {max_bytes:,} bytes")
+                return
+            if b"\0" in raw:
+                run.error(lineno, None, "binary file: a NUL byte; upload a text run file")
+                return
+            if not raw.isascii() and not _is_utf8(raw):
+                run.error(lineno, None, "not UTF-8 text")
+                continue
+            if raw.isspace():
+                continue
+            yield lineno, raw
+    except (OSError, EOFError, zlib.error) as exc:
+        what = "compressed data" if compressed else "file"
+        run.error(lineno + 1, None, f"unreadable {what}: {exc}")
+    finally:
+        run.bytes_read = size
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

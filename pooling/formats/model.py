@@ -1,0 +1,122 @@
+"""The plain data a run file parses into: records, problems, the parsed run and its context."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# Up to this many errors (and warnings) are listed; the rest are counted ("and N more").
+MAX_LISTED = 100
+MAX_RANK = 1000
+MAX_ROWS_PER_TOPIC = 1000
+MAX_ANSWER_CHARS = 1200
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+
+
+class RunFormat(enum.StrEnum):
+    """The run file layouts ARQMath accepted (and TREC's own)."""
+
+    ARQMATH_ANSWER = "arqmath-answer"  # Task 1: topic post rank score run
+    ARQMATH_FORMULA = "arqmath-formula"  # Task 2: topic formula_id post rank score run
+    ARQMATH_OPENQA = "arqmath-openqa"  # Task 3: topic rank score run sources answer
+    TREC = "trec"  # topic Q0 doc rank score tag
+
+
+@dataclass(slots=True)
+class RunRecord:
+    """One ranked result. ``doc`` is the post id (Task 1, TREC), the formula id (Task 2) or the
+    topic itself (Task 3, one answer per topic)."""
+
+    topic: str
+    doc: str
+    post_id: int | None
+    formula_id: int | None
+    rank: int
+    score: float
+    answer: str
+    sources: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    line: int | None
+    field: str | None
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "field": self.field, "message": self.message}
+
+
+# Given a set of post ids, the subset that are answer posts of the collection.
+AnswerPostLookup = Callable[[set[int]], Collection[int]]
+# Given a set of formula ids, formula id -> post id for those the collection knows.
+FormulaPostLookup = Callable[[set[int]], Mapping[int, int]]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the database knows, handed to the pure parser so it can run collection checks.
+
+    ``None`` means "not known, do not check": a parser run without a context checks only the
+    file itself (as the ``evaluate`` CLI does)."""
+
+    task_kind: str | None = None  # "answer" | "formula" | "openqa"
+    topics: frozenset[str] | None = None
+    answer_posts: AnswerPostLookup | None = None
+    formula_posts: FormulaPostLookup | None = None
+
+
+@dataclass
+class ParsedRun:
+    """A parsed run file with every problem found; ``ok`` when it may be stored."""
+
+    name: str = ""
+    format: RunFormat | None = None
+    tag: str = ""
+    rows: list[RunRecord] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    error_count: int = 0
+    warning_count: int = 0
+    bytes_read: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.error_count == 0
+
+    @property
+    def topics(self) -> list[str]:
+        return list(dict.fromkeys(row.topic for row in self.rows))
+
+    def error(self, line: int | None, field_name: str | None, message: str) -> None:
+        self.error_count += 1
+        if len(self.errors) < MAX_LISTED:
+            self.errors.append(Problem(line, field_name, message))
+
+    def warn(self, line: int | None, field_name: str | None, message: str) -> None:
+        self.warning_count += 1
+        if len(self.warnings) < MAX_LISTED:
+            self.warnings.append(Problem(line, field_name, message))
+
+    def report(self) -> dict[str, Any]:
+        """The validation report as plain JSON-able data (API body, stored on the run)."""
+        more_errors = self.error_count - len(self.errors)
+        more_warnings = self.warning_count - len(self.warnings)
+        return {
+            "file": self.name,
+            "format": self.format.value if self.format else None,
+            "tag": self.tag,
+            "ok": self.ok,
+            "rows": len(self.rows) if self.ok else None,
+            "topics": len(self.topics) if self.ok else None,
+            "error_count": self.error_count,
+            "errors": [p.as_dict() for p in self.errors],
+            "more_errors": more_errors,
+            "more_errors_message": f"and {more_errors} more" if more_errors else "",
+            "warning_count": self.warning_count,
+            "warnings": [p.as_dict() for p in self.warnings],
+            "more_warnings": more_warnings,
+        }
