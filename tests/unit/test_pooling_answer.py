@@ -1,0 +1,105 @@
+"""Answer pools (Task 1), display order and open QA answers: hand-worked examples."""
+
+import random
+
+import pytest
+
+from pooling.algorithms import (
+    PoolSettings,
+    RunSpec,
+    answer_depth,
+    answer_key,
+    answer_pool,
+    display_orders,
+    formula_k,
+    openqa_pool,
+    pooled_posts,
+    topic_rng,
+)
+
+ARQMATH3 = PoolSettings()
+ARQMATH2 = PoolSettings(primary_depth=45, alternate_depth=15, primary_k=20, alternate_k=10)
+
+
+@pytest.mark.parametrize(
+    ("run", "settings", "depth", "k"),
+    [
+        (RunSpec(1, "primary"), ARQMATH3, 45, 25),
+        (RunSpec(1, "alternate"), ARQMATH3, 20, 15),
+        (RunSpec(1, "alternate"), ARQMATH2, 15, 10),
+        (RunSpec(1, "alternate", pool_as_primary=True), ARQMATH3, 45, 25),
+        (RunSpec(1, "alternate", depth_override=7), ARQMATH3, 7, 7),
+        (RunSpec(1, "primary", pool_as_primary=True, depth_override=100), ARQMATH3, 100, 100),
+    ],
+)
+def test_depth_follows_role_baseline_and_override_when_run_is_pooled(
+    run: RunSpec, settings: PoolSettings, depth: int, k: int
+) -> None:
+    assert answer_depth(run, settings) == depth
+    assert formula_k(run, settings) == k
+
+
+# rows are (rank, score, post id)
+TIED = [(1, 0.9, 10), (2, 0.8, 11), (2, 0.8, 12), (2, 0.9, 13), (3, 0.1, 14)]
+
+
+@pytest.mark.parametrize(
+    ("rows", "depth", "expected"),
+    [
+        # equal ranks: score descending, then post id descending
+        (TIED, 1, [(10, 1)]),
+        (TIED, 2, [(10, 1), (13, 2)]),
+        (TIED, 3, [(10, 1), (13, 2), (12, 2)]),
+        (TIED, 4, [(10, 1), (13, 2), (12, 2), (11, 2)]),
+        # file order does not matter, ranks do
+        (list(reversed(TIED)), 2, [(10, 1), (13, 2)]),
+        # a run shorter than its depth contributes everything it has
+        ([(1, 3.0, 7), (2, 2.0, 8)], 45, [(7, 1), (8, 2)]),
+        # a post repeated in the run counts once, at its first rank, and does not use depth
+        ([(1, 3.0, 7), (2, 2.0, 7), (3, 1.0, 8), (4, 0.5, 9)], 2, [(7, 1), (8, 3)]),
+        ([], 45, []),
+        ([(1, 1.0, 7)], 0, []),
+    ],
+)
+def test_pooled_posts_are_the_first_distinct_posts_when_cut_at_depth(
+    rows: list[tuple[int, float, int]], depth: int, expected: list[tuple[int, int]]
+) -> None:
+    assert pooled_posts(rows, depth) == expected
+
+
+def test_answer_pool_is_the_union_with_every_contribution_when_runs_overlap() -> None:
+    run_a = [(1, 0.9, 100), (2, 0.8, 200), (3, 0.7, 300)]
+    run_b = [(1, 0.9, 300), (2, 0.8, 400), (3, 0.7, 100)]
+    pool = answer_pool([(1, run_a, 2), (2, run_b, 3)])
+    assert pool == {100: {1: 1, 2: 3}, 200: {1: 2}, 300: {2: 1}, 400: {2: 2}}
+
+
+def test_display_orders_shuffle_the_pool_reproducibly_when_seed_is_the_same() -> None:
+    keys = [str(k) for k in range(50)]
+    first = display_orders({}, keys, topic_rng(7, "A.1"))
+    assert sorted(first.values()) == list(range(1, 51))
+    assert first == display_orders({}, reversed(keys), topic_rng(7, "A.1"))
+    assert first != display_orders({}, keys, topic_rng(8, "A.1"))
+    assert [first[k] for k in keys] != list(range(1, 51))  # really shuffled
+
+
+def test_display_orders_put_new_items_after_existing_ones_when_pool_grows() -> None:
+    existing = {"a": 3, "b": 1, "c": 2}
+    added = display_orders(existing, ["a", "b", "c", "d", "e", "f"], random.Random(1))
+    assert set(added) == {"d", "e", "f"}
+    assert sorted(added.values()) == [4, 5, 6]
+
+
+def test_openqa_answers_pool_each_runs_best_answer_when_runs_give_several() -> None:
+    pool = openqa_pool(
+        [(1, 2, "second"), (1, 1, "The answer is 4."), (2, 1, "The answer is 4.  "), (3, 1, "  ")]
+    )
+    assert list(pool) == [answer_key("The answer is 4.")]
+    assert pool[answer_key("The answer is 4.")].ranks == {1: 1, 2: 1}
+
+
+def test_answer_key_is_short_and_stable_when_text_is_long() -> None:
+    key = answer_key("x" * 5000)
+    assert key == answer_key("x" * 5000)
+    assert key.startswith("qa-")
+    assert len(key) <= 60
