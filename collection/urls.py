@@ -1,6 +1,10 @@
 """HTML pages of the collection app."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from collection import views
 
 app_name = "collection"
-urlpatterns: list = []
+urlpatterns = [
+    path("threads/<int:thread_id>/", views.thread, name="thread"),
+]

@@ -1,0 +1,17 @@
+"""HTML pages of the collection app."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from collection import selectors
+
+
+@login_required
+def thread(request: HttpRequest, thread_id: int) -> HttpResponse:
+    """The whole thread (question, answers, comments), opened from the judging page."""
+    try:
+        detail = selectors.thread_detail(thread_id)
+    except selectors.ThreadNotFound as missing:
+        raise Http404(f"No thread {thread_id} in the collection.") from missing
+    return render(request, "collection/thread.html", {"thread": detail})
