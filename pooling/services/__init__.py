@@ -1,0 +1,1 @@
+"""Writes of the pooling app: run submission, pool building."""

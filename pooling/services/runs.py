@@ -1,0 +1,190 @@
+"""Run submission (issue 3): validate a whole file, then store it in one transaction.
+
+Rules: a tag is ASCII letters, digits and ``-_.`` (at most 40), unique per team and task;
+re-uploading a tag before the task's deadline replaces that run atomically (version + 1);
+after the deadline uploads are refused; a campaign limits primary and alternate runs per team
+per task (ARQMath: one primary, four alternates). A file with any error stores nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, BinaryIO
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from collection.models import RetrievalTask
+from pooling.formats import ParsedRun, read_run
+from pooling.models import RUN_TAG_VALIDATOR, Run, RunRow, Team
+from pooling.services.runs_context import run_context, task_topic_ids
+from pooling.services.runs_storage import run_rows_store
+
+ORGANIZER_FIELDS = ("is_baseline", "pool_as_primary", "depth_override")
+_HASH_CHUNK = 1024 * 1024
+
+
+class RunValidationError(Exception):
+    """The file has errors; ``report`` lists them by line (ParsedRun.report())."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.report = report
+        count = report.get("error_count", 0)
+        super().__init__(f"the run file has {count} error{'s' if count != 1 else ''}")
+
+
+class SubmissionRefused(Exception):
+    """The submission is not allowed (deadline passed, run limit reached, bad tag, ...)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+@dataclass
+class RunSubmission:
+    run: Run
+    created: bool
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+
+
+def team_for_user(user: User, *, team_name: str | None = None) -> Team | None:
+    """The team ``user`` submits for: the named one if they are a member (any team for staff),
+    else their only team; ``None`` when that is ambiguous or they have none."""
+    if team_name:
+        teams = Team.objects.filter(name=team_name)
+        if not getattr(user, "is_staff", False):
+            teams = teams.filter(members=user)
+        return teams.first()
+    mine = list(Team.objects.filter(members=user)[:2])
+    return mine[0] if len(mine) == 1 else None
+
+
+def token_create(*, user: User) -> Token:
+    """The user's API token, created on first use (DRF TokenAuthentication)."""
+    token, _ = Token.objects.get_or_create(user=user)
+    return token
+
+
+def _file_checksum(stream: BinaryIO) -> str:
+    # Uploads sit in a temporary file: hash it in chunks, then rewind for the parser.
+    start = stream.tell()
+    digest = hashlib.sha256()
+    while chunk := stream.read(_HASH_CHUNK):
+        digest.update(chunk)
+    stream.seek(start)
+    return digest.hexdigest()
+
+
+def _check_tag_and_deadline(task: RetrievalTask, tag: str, now: datetime, *, late: bool) -> None:
+    try:
+        RUN_TAG_VALIDATOR(tag)
+    except ValidationError as exc:
+        raise SubmissionRefused(f"run tag {tag!r}: {exc.messages[0]}") from exc
+    deadline = task.deadline
+    if deadline is not None and now > deadline and not late:
+        raise SubmissionRefused(
+            f"the submission deadline of {task} passed at {deadline:%Y-%m-%d %H:%M %Z}; "
+            "runs are no longer accepted"
+        )
+
+
+def _check_run_limits(task: RetrievalTask, team: Team, tag: str, role: str) -> None:
+    """ARQMath: at most ``max_primary_runs`` primary and ``max_alternate_runs`` alternates."""
+    campaign = task.campaign
+    limit = campaign.max_primary_runs if role == Run.Role.PRIMARY else campaign.max_alternate_runs
+    others = Run.objects.filter(task=task, team=team, role=role).exclude(tag=tag).count()
+    if others >= limit:
+        raise SubmissionRefused(
+            f"team {team.name} already has {others} {role} run{'s' if others != 1 else ''} "
+            f"for this task (the limit is {limit}); replace one by re-uploading its tag"
+        )
+
+
+def run_validate(*, task: RetrievalTask, stream: BinaryIO, file_name: str) -> ParsedRun:
+    """Parse and check a run file against ``task`` and the collection; store nothing."""
+    topic_ids = task_topic_ids(task)
+    context, notes = run_context(task, topic_ids)
+    parsed = read_run(
+        stream, name=file_name, context=context, max_bytes=settings.RUN_FILE_MAX_BYTES
+    )
+    for note in notes:
+        parsed.warn(None, None, note)
+    return parsed
+
+
+def run_submit(
+    *,
+    task: RetrievalTask,
+    team: Team,
+    tag: str,
+    role: str,
+    stream: BinaryIO,
+    file_name: str,
+    uploaded_by: User | None,
+    is_manual: bool = False,
+    declared_data: str = Run.DeclaredData.BOTH,
+    description: str = "",
+    organizer_fields: dict[str, Any] | None = None,
+    ignore_deadline: bool = False,
+    now: datetime | None = None,
+) -> RunSubmission:
+    """Validate the whole file, then store the run and its rows in one transaction.
+
+    Raises SubmissionRefused (deadline, limits, tag) before reading the file and
+    RunValidationError (with the line-numbered report) when the file has any error; in both
+    cases the database is left as it was. ``ignore_deadline`` is for organizers importing runs
+    received by other means."""
+    now = now or timezone.now()
+    _check_tag_and_deadline(task, tag, now, late=ignore_deadline)
+    if role not in Run.Role.values:
+        raise SubmissionRefused(f"role must be one of {', '.join(Run.Role.values)}")
+    _check_run_limits(task, team, tag, role)
+    checksum = _file_checksum(stream)
+    parsed = run_validate(task=task, stream=stream, file_name=file_name)
+    if not parsed.ok:
+        raise RunValidationError(parsed.report())
+    values = {
+        "role": role,
+        "is_manual": is_manual,
+        "declared_data": declared_data,
+        "description": description,
+        "file_name": file_name[:255],
+        "checksum": checksum,
+        "file_format": parsed.format.value if parsed.format else "",
+        "row_count": len(parsed.rows),
+        "status": Run.Status.ACCEPTED,
+        "report": parsed.report(),
+        "uploaded_by": uploaded_by,
+        "uploaded_at": now,
+        **(organizer_fields or {}),
+    }
+    return _store(task, team, tag, parsed, values)
+
+
+def _store(
+    task: RetrievalTask, team: Team, tag: str, parsed: ParsedRun, values: dict[str, Any]
+) -> RunSubmission:
+    topic_ids = task_topic_ids(task)
+    with transaction.atomic():
+        # Lock the team so two uploads cannot both pass the run limits or race on one tag.
+        Team.objects.select_for_update().get(pk=team.pk)
+        _check_run_limits(task, team, tag, values["role"])
+        run = Run.objects.select_for_update().filter(task=task, team=team, tag=tag).first()
+        created = run is None
+        if run is None:
+            run = Run.objects.create(task=task, team=team, tag=tag, **values)
+        else:
+            RunRow.objects.filter(run=run).delete()
+            for name, value in values.items():
+                setattr(run, name, value)
+            run.version += 1
+            run.save()
+        run_rows_store(run_id=run.pk, rows=parsed.rows, topic_ids=topic_ids)
+    return RunSubmission(run=run, created=created, warnings=parsed.report()["warnings"])
