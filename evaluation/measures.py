@@ -1,0 +1,229 @@
+"""ARQMath's prime measures, computed with pytrec_eval: pure, no Django.
+
+The protocol is the organizers' (DESIGN.md "Evaluation", ../shared/data/arqmath/README.md):
+
+- Task 1: keep the first row of each repeated (topic, doc) in file order; drop topics not in the
+  qrels and unjudged docs ("prime"); nDCG' = trec_eval ``ndcg`` (gain = grade, full depth),
+  MAP' = ``map`` and P'@10 = ``P_10`` at relevance level 2 (H+M binarization).
+- Task 2: per topic formula id -> score (a repeated formula id keeps its LAST score); map to
+  visual ids; stable sort by score; keep the first formula of each visual id; then as Task 1.
+- Task 3: AR = mean grade of the rank-1 answer, P@1 = share of topics whose rank-1 answer has
+  grade >= 2 (flags are grade 0).
+- The mean is over every qrels topic, a topic missing from the run scoring 0 (the published
+  convention), or over the run's own qrels topics (``average="run"``).
+
+trec_eval (and so pytrec_eval, which runs trec_eval's code) ranks by score descending and breaks
+ties by document id descending as strings (``strcmp``); the rank column is ignored.
+``trec_order`` reproduces that order where we rank ourselves (judged fraction of the top 10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pytrec_eval
+
+Average = Literal["all", "run"]
+Grades = Mapping[str, Mapping[str, int]]  # topic -> doc -> grade
+Scores = dict[str, dict[str, float]]  # topic -> doc -> score
+RunRow = tuple[str, str, float]  # (topic, doc, score) in file order
+
+MEASURES = ("ndcg_prime", "map_prime", "p10_prime")
+OPENQA_MEASURES = ("ar", "p1")
+RELEVANT_GRADE = 2
+TOP = 10
+
+
+@dataclass(slots=True)
+class RunScores:
+    """One run's evaluation: means, per-topic values and coverage figures."""
+
+    run: str
+    measures: dict[str, float]
+    per_topic: dict[str, dict[str, float]]
+    topics: int  # topics the mean is taken over
+    run_topics: int  # qrels topics the run has rows for
+    judged_at_10: float  # mean over the run's qrels topics, before priming
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "run": self.run,
+            **self.measures,
+            "topics": self.topics,
+            "run_topics": self.run_topics,
+            "judged_at_10": self.judged_at_10,
+            "per_topic": self.per_topic,
+            "notes": self.notes,
+        }
+
+
+def dedup_first(rows: Iterable[RunRow]) -> Scores:
+    """topic -> doc -> score, keeping the first row of each (topic, doc) in file order."""
+    scores: Scores = {}
+    for topic, doc, score in rows:
+        docs = scores.get(topic)
+        if docs is None:
+            docs = scores[topic] = {}
+        if doc not in docs:
+            docs[doc] = score
+    return scores
+
+
+def formula_scores_by_visual_id(
+    rows: Iterable[RunRow], visual_ids: Mapping[str, str]
+) -> tuple[Scores, set[str]]:
+    """Task 2: formula rows -> topic -> visual id -> score, by the ARQMath-2/3 script's rules.
+
+    A repeated formula id keeps its last score but its first position; formulas are sorted
+    by score (stable) and the first formula of each visual id gives that visual id's score.
+    Returns the scores and the formula ids the index does not know (left out).
+    """
+    by_formula: Scores = {}
+    for topic, formula_id, score in rows:
+        docs = by_formula.get(topic)
+        if docs is None:
+            docs = by_formula[topic] = {}
+        docs[formula_id] = score  # last score wins, dict keeps first insertion position
+    unknown: set[str] = set()
+    visual_scores: Scores = {}
+    for topic, formulas in by_formula.items():
+        ranked = sorted(formulas.items(), key=lambda fs: fs[1], reverse=True)  # stable
+        chosen: dict[str, float] = {}
+        for formula_id, score in ranked:
+            visual_id = visual_ids.get(formula_id)
+            if visual_id is None:
+                unknown.add(formula_id)
+            elif visual_id not in chosen:
+                chosen[visual_id] = score
+        visual_scores[topic] = chosen
+    return visual_scores, unknown
+
+
+def trec_order(docs: Mapping[str, float]) -> list[str]:
+    """Docs in trec_eval's order: score descending, then doc id descending (as strings)."""
+    return sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+
+
+def prime(scores: Scores, grades: Grades) -> Scores:
+    """Drop topics not in the qrels and docs unjudged for their topic."""
+    primed: Scores = {}
+    for topic, docs in scores.items():
+        judged = grades.get(topic)
+        if judged:
+            primed[topic] = {d: s for d, s in docs.items() if d in judged}
+    return primed
+
+
+def judged_fraction_at_10(scores: Scores, grades: Grades) -> dict[str, float]:
+    """Per qrels topic of the run: share of its top 10 (trec_eval order) that is judged."""
+    fractions: dict[str, float] = {}
+    for topic, docs in scores.items():
+        judged = grades.get(topic)
+        if judged is None or not docs:
+            continue
+        top = trec_order(docs)[:TOP]
+        fractions[topic] = sum(1 for d in top if d in judged) / len(top)
+    return fractions
+
+
+class PrimeEvaluator:
+    """nDCG', MAP', P'@10 for runs against one qrels; build once, evaluate many runs."""
+
+    def __init__(self, grades: Grades) -> None:
+        self.grades = {t: dict(docs) for t, docs in grades.items()}
+        self.topics = sorted(self.grades)
+        # trec_eval cannot take a topic without judgments; such a topic scores 0.
+        usable = {t: d for t, d in self.grades.items() if d}
+        self._graded = pytrec_eval.RelevanceEvaluator(usable, {"ndcg"})
+        self._binary = pytrec_eval.RelevanceEvaluator(
+            usable, {"map", "P_10"}, relevance_level=RELEVANT_GRADE
+        )
+
+    def evaluate(self, name: str, scores: Scores, *, average: Average = "all") -> RunScores:
+        """Score a deduplicated run (topic -> doc -> score); priming happens here."""
+        run_topics = [t for t in scores if t in self.grades]
+        judged = judged_fraction_at_10(scores, self.grades)
+        primed = {t: docs for t, docs in prime(scores, self.grades).items() if docs}
+        graded = self._graded.evaluate(primed) if primed else {}
+        binary = self._binary.evaluate(primed) if primed else {}
+        per_topic: dict[str, dict[str, float]] = {}
+        for topic in run_topics:
+            per_topic[topic] = {
+                "ndcg_prime": graded.get(topic, {}).get("ndcg", 0.0),
+                "map_prime": binary.get(topic, {}).get("map", 0.0),
+                "p10_prime": binary.get(topic, {}).get("P_10", 0.0),
+                "judged_at_10": judged.get(topic, 0.0),
+            }
+        over = self.topics if average == "all" else run_topics
+        measures = {m: mean_over(per_topic, over, m) for m in MEASURES}
+        return RunScores(
+            run=name,
+            measures=measures,
+            per_topic=per_topic,
+            topics=len(over),
+            run_topics=len(run_topics),
+            judged_at_10=mean_over(per_topic, run_topics, "judged_at_10"),
+        )
+
+
+def mean_over(per_topic: Mapping[str, Mapping[str, float]], topics: Sequence[str], m: str) -> float:
+    """Mean of measure ``m`` over ``topics``; a topic absent from ``per_topic`` scores 0."""
+    if not topics:
+        return 0.0
+    return sum(per_topic[t][m] if t in per_topic else 0.0 for t in topics) / len(topics)
+
+
+def evaluate_answer_run(
+    name: str, rows: Iterable[RunRow], evaluator: PrimeEvaluator, *, average: Average = "all"
+) -> RunScores:
+    """Task 1 (and any doc-id run): dedup, prime, score."""
+    return evaluator.evaluate(name, dedup_first(rows), average=average)
+
+
+def evaluate_formula_run(
+    name: str,
+    rows: Iterable[RunRow],
+    evaluator: PrimeEvaluator,
+    visual_ids: Mapping[str, str],
+    *,
+    average: Average = "all",
+) -> RunScores:
+    """Task 2: rows are (topic, formula id, score); scored by visual id."""
+    scores, unknown = formula_scores_by_visual_id(rows, visual_ids)
+    result = evaluator.evaluate(name, scores, average=average)
+    if unknown:
+        result.notes.append(f"{len(unknown)} formula ids not in the formula index were left out")
+    return result
+
+
+def evaluate_openqa_run(
+    name: str, rows: Iterable[RunRow], grades: Grades, *, average: Average = "all"
+) -> RunScores:
+    """Task 3: AR and P@1 of each topic's rank-1 answer (unjudged and flags count as 0)."""
+    scores = dedup_first(rows)
+    per_topic: dict[str, dict[str, float]] = {}
+    for topic, docs in scores.items():
+        judged = grades.get(topic)
+        if judged is None or not docs:
+            continue
+        first = trec_order(docs)[0]
+        grade = judged.get(first)
+        value = float(grade) if grade is not None and grade <= 3 else 0.0
+        per_topic[topic] = {
+            "ar": value,
+            "p1": 1.0 if value >= RELEVANT_GRADE else 0.0,
+            "judged_at_10": 1.0 if grade is not None else 0.0,
+        }
+    run_topics = list(per_topic)
+    over = sorted(grades) if average == "all" else run_topics
+    return RunScores(
+        run=name,
+        measures={m: mean_over(per_topic, over, m) for m in OPENQA_MEASURES},
+        per_topic=per_topic,
+        topics=len(over),
+        run_topics=len(run_topics),
+        judged_at_10=mean_over(per_topic, run_topics, "judged_at_10"),
+    )

@@ -1,0 +1,262 @@
+"""Qrels files and qrels built from judgments: pure, no Django.
+
+A qrels file has four tab-separated columns ``topic 0 id grade`` (TREC's format, as the
+ARQMath organizers publish it). Grades are 0-3 (N, L, M, H); ARQMath-3's Task 3 file also uses
+5 for "system failure" and 6 for "do not know".
+
+Rules (DESIGN.md, "Qrels"):
+- Task 1 rows are answer post ids; Task 2 rows are visual ids with the max grade over the
+  item's judged instances (plus an instance-level file of formula ids); Task 3 rows are
+  generated-answer ids.
+- Flags are unjudged in Task 1/2 (no row) and grade 0 in Task 3.
+- Which judgment of a hit counts: adjudicated > official > dual (the order is configurable;
+  leaving ``dual`` out ignores dual assessments).
+- Optional filter: drop topics with fewer than ``min_relevant`` H+M-relevant items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+TaskKind = Literal["answer", "formula", "openqa"]
+
+GRADE_SYSTEM_FAILURE = 5  # Task 3 file code for the "system failure" flag
+GRADE_DONT_KNOW = 6  # Task 3 file code for the "do not know" flag
+FLAG_GRADES = {"system_failure": GRADE_SYSTEM_FAILURE, "dont_know": GRADE_DONT_KNOW}
+RELEVANT_GRADE = 2  # H+M binarization
+MAX_PROBLEMS = 50
+
+JudgmentSource = Literal["adjudicated", "official", "dual"]
+DEFAULT_PRECEDENCE: tuple[JudgmentSource, ...] = ("adjudicated", "official", "dual")
+
+
+@dataclass(frozen=True, slots=True)
+class QrelsEntry:
+    """One qrels line."""
+
+    topic: str
+    doc: str
+    grade: int
+    iteration: str = "0"
+
+
+class QrelsFormatError(ValueError):
+    """A qrels file that cannot be read; ``problems`` lists (line number, message)."""
+
+    def __init__(self, problems: list[tuple[int, str]]) -> None:
+        self.problems = problems
+        shown = "; ".join(f"line {n}: {m}" for n, m in problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        super().__init__(f"invalid qrels: {shown}{more}")
+
+
+def qrels_parse(text: str, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
+    """Read qrels text (tabs or spaces, LF or CRLF) into entries in file order.
+
+    Every problem is reported with its line number (up to a cap); a repeated (topic, id)
+    is an error because trec_eval would silently keep only one of them.
+    """
+    entries: list[QrelsEntry] = []
+    problems: list[tuple[int, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 4:
+            problems.append((number, f"expected 4 columns, found {len(fields)}"))
+        elif not re.fullmatch(r"-?\d+", fields[3]):
+            problems.append((number, f"grade {fields[3]!r} is not an integer"))
+        elif not 0 <= int(fields[3]) <= max_grade:
+            problems.append((number, f"grade {fields[3]} is outside 0-{max_grade}"))
+        elif (fields[0], fields[2]) in seen:
+            problems.append((number, f"repeated topic {fields[0]} id {fields[2]}"))
+        else:
+            seen.add((fields[0], fields[2]))
+            entries.append(QrelsEntry(fields[0], fields[2], int(fields[3]), fields[1]))
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise QrelsFormatError(problems)
+    return entries
+
+
+def qrels_read_path(path: str | Path, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
+    """Read a qrels file (UTF-8; LF or CRLF)."""
+    return qrels_parse(Path(path).read_text(encoding="utf-8"), max_grade=max_grade)
+
+
+def qrels_format(entries: Iterable[QrelsEntry], *, line_end: str = "\n") -> str:
+    """Write entries tab-separated in the order given (use ``qrels_sorted`` for exports)."""
+    return "".join(f"{e.topic}\t{e.iteration}\t{e.doc}\t{e.grade}{line_end}" for e in entries)
+
+
+def natural_key(value: str) -> tuple[tuple[int, int | str], ...]:
+    """Order "A.2" before "A.10" and post 99 before post 100."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part)
+        for part in re.split(r"(\d+)", value)
+        if part
+    )
+
+
+def qrels_sorted(entries: Iterable[QrelsEntry]) -> list[QrelsEntry]:
+    """Deterministic export order: topic, then id, both in natural order."""
+    return sorted(entries, key=lambda e: (natural_key(e.topic), natural_key(e.doc)))
+
+
+def qrels_checksum(text: str) -> str:
+    """SHA-256 of the exported text, recorded with each frozen qrels version."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def qrels_grades(entries: Iterable[QrelsEntry], *, kind: TaskKind) -> dict[str, dict[str, int]]:
+    """topic -> id -> grade, as the measures need it.
+
+    Task 3 flag codes (5, 6) become grade 0; in Task 1/2 a flag code is unjudged (left out),
+    which is how a qrels file with flags still evaluates by the published rules.
+    """
+    grades: dict[str, dict[str, int]] = {}
+    for entry in entries:
+        grade = entry.grade
+        if grade > 3:
+            if kind != "openqa":
+                continue
+            grade = 0
+        grades.setdefault(entry.topic, {})[entry.doc] = grade
+    return grades
+
+
+# --- qrels from judgments -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class JudgmentRecord:
+    """A judgment reduced to plain data.
+
+    ``item`` is the qrels id (post id, visual id, answer id); ``hit`` the judged unit inside it
+    (the same id in Task 1/3, the formula instance id in Task 2). ``grade`` is None when
+    ``flag`` is set. Among several records of the same source for a hit, the first wins: the
+    caller passes the most recent first.
+    """
+
+    topic: str
+    item: str
+    hit: str
+    source: JudgmentSource
+    grade: int | None = None
+    flag: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class QrelsPolicy:
+    precedence: tuple[JudgmentSource, ...] = DEFAULT_PRECEDENCE
+    min_relevant: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"precedence": list(self.precedence), "min_relevant": self.min_relevant}
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedTopic:
+    topic: str
+    relevant: int
+    reason: str
+
+
+@dataclass(slots=True)
+class QrelsBuild:
+    """The result of building qrels: item-level rows, instance rows (Task 2), dropped topics."""
+
+    entries: list[QrelsEntry]
+    instance_entries: list[QrelsEntry] = field(default_factory=list)
+    dropped: list[DroppedTopic] = field(default_factory=list)
+    flagged: int = 0  # hits whose counting judgment is a flag
+
+    @property
+    def topics(self) -> list[str]:
+        return sorted({e.topic for e in self.entries}, key=natural_key)
+
+
+def counting_judgments(
+    records: Iterable[JudgmentRecord], precedence: Sequence[JudgmentSource]
+) -> dict[tuple[str, str, str], JudgmentRecord]:
+    """For each (topic, item, hit), the judgment that counts under ``precedence``."""
+    rank = {source: i for i, source in enumerate(precedence)}
+    chosen: dict[tuple[str, str, str], JudgmentRecord] = {}
+    for record in records:
+        if record.source not in rank:
+            continue
+        key = (record.topic, record.item, record.hit)
+        current = chosen.get(key)
+        if current is None or rank[record.source] < rank[current.source]:
+            chosen[key] = record
+    return chosen
+
+
+def qrels_from_judgments(
+    records: Iterable[JudgmentRecord], *, kind: TaskKind, policy: QrelsPolicy | None = None
+) -> QrelsBuild:
+    """Build qrels by the ARQMath rules (see the module docstring)."""
+    policy = policy or QrelsPolicy()
+    chosen = counting_judgments(records, policy.precedence)
+    item_grades: dict[tuple[str, str], int] = {}
+    instances: list[QrelsEntry] = []
+    judged_topics: set[str] = set()
+    flagged = 0
+    for (topic, item, hit), record in chosen.items():
+        judged_topics.add(topic)
+        grade = record.grade
+        if grade is None:
+            flagged += 1
+            if kind != "openqa":
+                continue  # flags are unjudged in Task 1/2
+            grade = 0
+        if kind == "formula":
+            instances.append(QrelsEntry(topic, hit, grade))
+        key = (topic, item)
+        item_grades[key] = max(grade, item_grades.get(key, -1))
+    entries = qrels_sorted(QrelsEntry(t, i, g) for (t, i), g in item_grades.items())
+    dropped: list[DroppedTopic] = []
+    if policy.min_relevant is not None:
+        entries, dropped = drop_sparse_topics(entries, judged_topics, policy.min_relevant)
+        kept = {e.topic for e in entries}
+        instances = [e for e in instances if e.topic in kept]
+    return QrelsBuild(entries, qrels_sorted(instances), dropped, flagged)
+
+
+def drop_sparse_topics(
+    entries: list[QrelsEntry], judged_topics: Iterable[str], min_relevant: int
+) -> tuple[list[QrelsEntry], list[DroppedTopic]]:
+    """Drop topics with fewer than ``min_relevant`` H+M items (ARQMath kept topics with >= 2)."""
+    relevant: dict[str, int] = dict.fromkeys(judged_topics, 0)
+    for entry in entries:
+        relevant.setdefault(entry.topic, 0)
+        if RELEVANT_GRADE <= entry.grade <= 3:
+            relevant[entry.topic] += 1
+    dropped = [
+        DroppedTopic(
+            topic,
+            count,
+            f"{count} H+M-relevant item{'s' if count != 1 else ''}, fewer than {min_relevant}",
+        )
+        for topic, count in sorted(relevant.items(), key=lambda tc: natural_key(tc[0]))
+        if count < min_relevant
+    ]
+    gone = {d.topic for d in dropped}
+    return [e for e in entries if e.topic not in gone], dropped
+
+
+def qrels_without(
+    grades: Mapping[str, Mapping[str, int]], removed: Mapping[str, set[str]]
+) -> dict[str, dict[str, int]]:
+    """A copy of ``grades`` without the ids in ``removed`` (topic -> ids): leave-one-team-out."""
+    return {
+        topic: {doc: g for doc, g in docs.items() if doc not in removed.get(topic, set())}
+        for topic, docs in grades.items()
+    }

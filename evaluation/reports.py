@@ -1,0 +1,114 @@
+"""Result tables as text, CSV, JSON and LaTeX: shared by the CLI and the downloads. No Django."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# (key, heading, LaTeX heading) per task kind, in ARQMath's column order.
+COLUMNS: dict[str, list[tuple[str, str, str]]] = {
+    "ranked": [
+        ("ndcg_prime", "nDCG'", "nDCG$'$"),
+        ("map_prime", "MAP'", "MAP$'$"),
+        ("p10_prime", "P'@10", "P$'$@10"),
+    ],
+    "openqa": [("ar", "AR", "AR"), ("p1", "P@1", "P@1")],
+}
+SORT_KEY = {"ranked": "ndcg_prime", "openqa": "ar"}
+NAME_WIDTH = 32
+FILE_WIDTH = 22
+
+
+def family(kind: str) -> str:
+    return "openqa" if kind == "openqa" else "ranked"
+
+
+def sort_rows(rows: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
+    """ARQMath's tables: best first by the first measure (nDCG' or AR), then by run name."""
+    key = SORT_KEY[family(kind)]
+    return sorted(rows, key=lambda r: (-float(r.get(key, 0.0)), str(r.get("run", ""))))
+
+
+def as_table(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
+    """A plain-text table that fits 100 columns."""
+    columns = COLUMNS[family(kind)]
+    head = f"{'Run':<{NAME_WIDTH}} {'File':<{FILE_WIDTH}}" + "".join(
+        f"{h:>8}" for _, h, _ in columns
+    )
+    head += f"{'Topics':>8}{'Judged@10':>11}"
+    lines = [head, "-" * len(head)]
+    for row in sort_rows(rows, kind):
+        name = _clip(str(row["run"]), NAME_WIDTH)
+        file = _clip(str(row.get("file", "")), FILE_WIDTH)
+        values = "".join(f"{float(row[k]):>8.4f}" for k, _, _ in columns)
+        coverage = f"{row['run_topics']}/{row['topics']}{row['judged_at_10']:>11.3f}"
+        lines.append(f"{name:<{NAME_WIDTH}} {file:<{FILE_WIDTH}}{values}{coverage:>19}")
+    return "\n".join(lines) + "\n"
+
+
+def as_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
+    columns = [k for k, _, _ in COLUMNS[family(kind)]]
+    fields = ["run", "file", *columns, "topics", "run_topics", "judged_at_10"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in sort_rows(rows, kind):
+        writer.writerow({k: row.get(k, "") for k in fields})
+    return out.getvalue()
+
+
+def per_topic_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
+    """One line per (run, topic) with every measure."""
+    columns = [k for k, _, _ in COLUMNS[family(kind)]]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "topic", *columns, "judged_at_10"])
+    for row in sort_rows(rows, kind):
+        for topic, values in row.get("per_topic", {}).items():
+            writer.writerow(
+                [row["run"], topic, *(values.get(k, 0.0) for k in columns), values["judged_at_10"]]
+            )
+    return out.getvalue()
+
+
+def as_json(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
+    return json.dumps(sort_rows(rows, kind), indent=2, sort_keys=False) + "\n"
+
+
+def as_latex(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
+    """A booktabs table, the best value of each measure in bold, as ARQMath's papers show."""
+    columns = COLUMNS[family(kind)]
+    ordered = sort_rows(rows, kind)
+    best = {k: max((float(r[k]) for r in ordered), default=0.0) for k, _, _ in columns}
+    lines = [
+        "\\begin{tabular}{l" + "r" * len(columns) + "}",
+        "\\toprule",
+        "Run & " + " & ".join(h for _, _, h in columns) + " \\\\",
+        "\\midrule",
+    ]
+    for row in ordered:
+        cells = []
+        for key, _, _ in columns:
+            text = f"{float(row[key]):.3f}"
+            cells.append(f"\\textbf{{{text}}}" if float(row[key]) == best[key] else text)
+        lines.append(f"{_latex_escape(str(row['run']))} & " + " & ".join(cells) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+RENDERERS = {"table": as_table, "csv": as_csv, "json": as_json, "latex": as_latex}
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _latex_escape(text: str) -> str:
+    for char, escaped in (("\\", "\\textbackslash{}"), ("_", "\\_"), ("&", "\\&"), ("%", "\\%")):
+        text = text.replace(char, escaped)
+    for char in "#$":
+        text = text.replace(char, "\\" + char)
+    return text
