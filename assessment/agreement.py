@@ -219,7 +219,7 @@ def bootstrap_ci(
         return ConfidenceInterval(None, None, confidence, 0, f"fewer than {min_pairs} shared hits")
     values: list[float] = []
     for _ in range(resamples):
-        sample = [pairs[rng.randrange(n)] for _ in range(n)]
+        sample = rng.choices(pairs, k=n)
         result = statistic(sample)
         if result.value is not None:
             values.append(result.value)

@@ -1,0 +1,294 @@
+"""Who judges which topic: official assignments, balancing, moving, revoking, dual assessment.
+
+Issue 6 §1-2: each topic has one active official assignment; an organizer assigns topics by
+hand or balances the unassigned topics of a task so pool sizes per assessor are even; moving an
+assignment hands the topic (and its remaining work) to another assessor while the judgments
+already made keep their own assessor; dual assessment gives a topic to a second assessor who
+is blind to the first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from assessment.models import Assignment
+from collection.models import RetrievalTask, Topic
+from pooling.models import Hit
+
+__all__ = [
+    "AssignmentError",
+    "assignment_move",
+    "assignment_revoke",
+    "assignments_balance",
+    "assignments_create",
+    "balance_plan",
+    "dual_assignments_create",
+]
+
+T = TypeVar("T", bound=Hashable)
+U = TypeVar("U", bound=Hashable)
+
+
+class AssignmentError(Exception):
+    """An assignment request breaks a rule; ``problems`` lists each, for the page to show."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def balance_plan(sizes: Mapping[T, int], loads: Mapping[U, int]) -> dict[T, U]:
+    """Greedy largest-first (LPT) balancing: the largest pool goes to the least-loaded assessor.
+
+    ``sizes`` maps each topic to its pool size (hits), ``loads`` each assessor to the hits they
+    already hold. Ties go to the topic/assessor given first, so a plan is deterministic.
+    LPT keeps the largest load within 4/3 of the optimum (Graham 1969).
+    """
+    if not loads:
+        return {}
+    order = {assessor: index for index, assessor in enumerate(loads)}
+    heap = [(load, order[assessor], assessor) for assessor, load in loads.items()]
+    heapq.heapify(heap)
+    plan: dict[T, U] = {}
+    topics = sorted(sizes, key=lambda t: -sizes[t])  # stable: equal sizes keep given order
+    for topic in topics:
+        load, index, assessor = heapq.heappop(heap)
+        plan[topic] = assessor
+        heapq.heappush(heap, (load + sizes[topic], index, assessor))
+    return plan
+
+
+def _hits_per_topic(topic_ids: Iterable[int]) -> dict[int, int]:
+    rows = (
+        Hit.objects.filter(item__topic_id__in=list(topic_ids))
+        .values("item__topic_id")
+        .annotate(n=Count("id"))
+        .values_list("item__topic_id", "n")
+    )
+    return dict(rows)
+
+
+def _active(queryset):  # type: ignore[no-untyped-def]
+    return queryset.filter(revoked_at__isnull=True)
+
+
+@transaction.atomic
+def assignments_create(
+    *,
+    topics: Sequence[Topic],
+    assessor: User,
+    created_by: User | None,
+) -> list[Assignment]:
+    """Give each topic to ``assessor`` as its official assignment.
+
+    Refuses (nothing stored) if any topic already has an active official assignment, or if the
+    assessor is that topic's dual assessor (they would see both sides).
+    """
+    topic_ids = [t.pk for t in topics]
+    taken = dict(
+        _active(Assignment.objects.select_for_update())
+        .filter(topic_id__in=topic_ids, purpose=Assignment.Purpose.OFFICIAL)
+        .values_list("topic__number", "assessor__username")
+    )
+    problems = [f"{number} is already assigned to {who}" for number, who in sorted(taken.items())]
+    duals = _active(Assignment.objects).filter(
+        topic_id__in=topic_ids, purpose=Assignment.Purpose.DUAL, assessor=assessor
+    )
+    problems += [
+        f"{number} is dual-assessed by this assessor"
+        for number in duals.values_list("topic__number", flat=True)
+    ]
+    if problems:
+        raise AssignmentError(problems)
+    return Assignment.objects.bulk_create(
+        Assignment(
+            topic=topic,
+            assessor=assessor,
+            purpose=Assignment.Purpose.OFFICIAL,
+            created_by=created_by,
+        )
+        for topic in topics
+    )
+
+
+@transaction.atomic
+def assignments_balance(
+    *,
+    task: RetrievalTask,
+    assessors: Sequence[User],
+    created_by: User | None,
+) -> list[Assignment]:
+    """Spread the task's unassigned topics over ``assessors`` so their pool sizes are even.
+
+    Topics with an empty pool are left alone (nothing to judge yet). Hits the assessors already
+    hold in this task count towards their load, so balancing twice stays balanced.
+    """
+    if not assessors:
+        raise AssignmentError(["choose at least one assessor"])
+    active_official = _active(Assignment.objects.select_for_update()).filter(
+        topic__task=task, purpose=Assignment.Purpose.OFFICIAL
+    )
+    held = list(active_official.values_list("topic_id", "assessor_id"))
+    assigned_topics = {topic_id for topic_id, _ in held}
+    open_topics = list(task.topics.exclude(pk__in=assigned_topics).order_by("id"))
+    sizes_all = _hits_per_topic([t.pk for t in open_topics] + list(assigned_topics))
+    loads = {a.pk: 0 for a in assessors}
+    for topic_id, assessor_id in held:
+        if assessor_id in loads:
+            loads[assessor_id] += sizes_all.get(topic_id, 0)
+    sizes = {t.pk: sizes_all[t.pk] for t in open_topics if sizes_all.get(t.pk, 0) > 0}
+    plan = balance_plan(sizes, loads)
+    by_id = {a.pk: a for a in assessors}
+    topics = {t.pk: t for t in open_topics}
+    return Assignment.objects.bulk_create(
+        Assignment(
+            topic=topics[topic_id],
+            assessor=by_id[assessor_id],
+            purpose=Assignment.Purpose.OFFICIAL,
+            created_by=created_by,
+        )
+        for topic_id, assessor_id in plan.items()
+    )
+
+
+@transaction.atomic
+def assignment_move(*, assignment: Assignment, assessor: User, moved_by: User | None) -> Assignment:
+    """Hand an active official or dual assignment to another assessor.
+
+    The judgments already made keep their ``assessor`` (who actually judged); the new assessor
+    continues the remaining hits. A topic's official and dual assessors must stay different.
+    """
+    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if locked.revoked_at is not None:
+        raise AssignmentError(["a revoked assignment cannot be moved"])
+    if locked.purpose == Assignment.Purpose.TRAINING:
+        raise AssignmentError(["training assignments belong to their round"])
+    if locked.assessor_id == assessor.pk:
+        raise AssignmentError([f"{locked.topic.number} is already with {assessor}"])
+    other = (
+        Assignment.Purpose.DUAL
+        if locked.purpose == Assignment.Purpose.OFFICIAL
+        else Assignment.Purpose.OFFICIAL
+    )
+    clash = _active(Assignment.objects).filter(
+        topic_id=locked.topic_id, purpose=other, assessor=assessor
+    )
+    if clash.exists():
+        raise AssignmentError(
+            [f"{assessor} holds the {other} assignment of {locked.topic.number}: not blind"]
+        )
+    locked.assessor = assessor  # type: ignore[assignment]
+    locked.save(update_fields=["assessor"])
+    return locked
+
+
+@transaction.atomic
+def assignment_revoke(*, assignment: Assignment) -> Assignment:
+    """Withdraw an assignment; its judgments stay (and still count as their assessor's)."""
+    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if locked.revoked_at is None:
+        locked.revoked_at = timezone.now()
+        locked.save(update_fields=["revoked_at"])
+    return locked
+
+
+def _dual_candidates(
+    topic_ids: Sequence[int], assessors: Sequence[User]
+) -> tuple[dict[int, int], dict[int, int], list[str]]:
+    """Official assessor per topic, current dual load per assessor, and topics not eligible."""
+    official = dict(
+        _active(Assignment.objects)
+        .filter(topic_id__in=topic_ids, purpose=Assignment.Purpose.OFFICIAL)
+        .values_list("topic_id", "assessor_id")
+    )
+    has_dual = set(
+        _active(Assignment.objects)
+        .filter(topic_id__in=topic_ids, purpose=Assignment.Purpose.DUAL)
+        .values_list("topic_id", flat=True)
+    )
+    numbers = dict(Topic.objects.filter(pk__in=topic_ids).values_list("pk", "number"))
+    problems = [
+        f"{numbers[t]} has no official assessor yet" for t in topic_ids if t not in official
+    ]
+    problems += [f"{numbers[t]} is already dual-assessed" for t in topic_ids if t in has_dual]
+    load_rows = (
+        _active(Assignment.objects)
+        .filter(purpose=Assignment.Purpose.DUAL, assessor__in=assessors)
+        .values("assessor_id")
+        .annotate(n=Count("id"))
+        .values_list("assessor_id", "n")
+    )
+    loads = {a.pk: 0 for a in assessors}
+    loads.update(dict(load_rows))
+    return official, loads, problems
+
+
+@transaction.atomic
+def dual_assignments_create(
+    *,
+    task: RetrievalTask,
+    assessors: Sequence[User],
+    created_by: User | None,
+    topics: Sequence[Topic] | None = None,
+    sample_size: int | None = None,
+    seed: int | None = None,
+) -> list[Assignment]:
+    """Give topics a second, blind assessment by another assessor (ARQMath's dual assessment).
+
+    Either the ``topics`` chosen, or a seeded random sample of ``sample_size`` of the task's
+    officially assigned, not yet dual-assessed topics. Each goes to the least-loaded of
+    ``assessors`` other than its official assessor (ties broken by the seeded RNG).
+    """
+    rng = random.Random(task.pool_seed if seed is None else seed)  # noqa: S311 (seeded sample)
+    if topics is None:
+        if not sample_size or sample_size < 1:
+            raise AssignmentError(["choose topics or a sample size"])
+        eligible = list(
+            _active(Assignment.objects)
+            .filter(topic__task=task, purpose=Assignment.Purpose.OFFICIAL)
+            .exclude(
+                topic_id__in=_active(Assignment.objects)
+                .filter(purpose=Assignment.Purpose.DUAL)
+                .values("topic_id")
+            )
+            .order_by("topic_id")
+            .values_list("topic_id", flat=True)
+        )
+        topic_ids = sorted(rng.sample(eligible, min(sample_size, len(eligible))))
+    else:
+        topic_ids = [t.pk for t in topics]
+    if not topic_ids:
+        raise AssignmentError(["no topic is eligible for dual assessment"])
+    official, loads, problems = _dual_candidates(topic_ids, assessors)
+    plan: dict[int, int] = {}
+    for topic_id in topic_ids:
+        if topic_id not in official:
+            continue
+        candidates = [a for a in loads if a != official[topic_id]]
+        if not candidates:
+            problems.append(f"topic {topic_id}: no assessor other than the official one")
+            continue
+        least = min(loads[a] for a in candidates)
+        chosen = rng.choice([a for a in candidates if loads[a] == least])
+        plan[topic_id] = chosen
+        loads[chosen] += 1
+    if problems:
+        raise AssignmentError(problems)
+    by_id = {a.pk: a for a in assessors}
+    return Assignment.objects.bulk_create(
+        Assignment(
+            topic_id=topic_id,
+            assessor=by_id[assessor_id],
+            purpose=Assignment.Purpose.DUAL,
+            created_by=created_by,
+        )
+        for topic_id, assessor_id in plan.items()
+    )

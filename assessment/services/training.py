@@ -1,0 +1,250 @@
+"""Training rounds: the same few pool items judged by every assessor, compared with gold.
+
+Issue 6 §3 (ARQMath trained its assessors this way): a round is a set of topics, each with a
+handful of pool items chosen by the organizer or sampled across the gold grades; gold grades
+come from imported qrels or from an expert assessor's judgments (copied to GoldGrade when the
+expert submits). Every assessor in the round gets a training assignment per topic; after they
+submit, they may see their grades beside the gold ones if the organizer allows it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
+from collection.models import RetrievalTask, Topic
+from pooling.models import Hit, PoolItem
+
+__all__ = [
+    "TrainingError",
+    "gold_qrels_parse",
+    "training_round_create",
+    "training_round_submit",
+]
+
+Qrels = Mapping[tuple[str, str], int]  # (topic number, item key) -> grade 0-3
+
+
+class TrainingError(Exception):
+    """A training request breaks a rule; ``problems`` lists each."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def gold_qrels_parse(text: str) -> dict[tuple[str, str], int]:
+    """Read ``topic 0 id grade`` lines (tabs or spaces) into gold grades.
+
+    Grades above 3 (Task 3's 5 = system failure, 6 = do not know) are not gold grades and are
+    skipped; malformed lines are reported with their line number.
+    """
+    gold: dict[tuple[str, str], int] = {}
+    problems = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4 or not fields[3].lstrip("-").isdigit():
+            problems.append(f"line {number}: expected 'topic 0 id grade'")
+            continue
+        grade = int(fields[3])
+        if 0 <= grade <= 3:
+            gold[(fields[0], fields[2])] = grade
+    if problems:
+        raise TrainingError(problems[:20])
+    return gold
+
+
+def _sample_across_grades(
+    graded: Sequence[tuple[PoolItem, int]], count: int, rng: random.Random
+) -> list[PoolItem]:
+    """Up to ``count`` items taking grades in turn (3, 2, 1, 0, 3, ...): every grade shows."""
+    buckets: dict[int, list[PoolItem]] = defaultdict(list)
+    for item, grade in graded:
+        buckets[grade].append(item)
+    for bucket in buckets.values():
+        rng.shuffle(bucket)
+    chosen: list[PoolItem] = []
+    while len(chosen) < count and any(buckets.values()):
+        for grade in (3, 2, 1, 0):
+            if buckets[grade] and len(chosen) < count:
+                chosen.append(buckets[grade].pop())
+    return sorted(chosen, key=lambda item: item.display_order)
+
+
+def _expert_grades(expert: User, topics: Sequence[Topic]) -> dict[tuple[str, str], int]:
+    """Item grades from the expert's earlier non-training judgments (max over an item's hits)."""
+    grades: dict[tuple[str, str], int] = {}
+    rows = Judgment.objects.filter(
+        assessor=expert, hit__item__topic__in=topics, grade__isnull=False
+    ).values_list("hit__item__topic__number", "hit__item__key", "grade")
+    for number, key, grade in rows:
+        if grade is not None:
+            grades[(number, key)] = max(grade, grades.get((number, key), 0))
+    return grades
+
+
+def _choose_items(
+    topics: Sequence[Topic], gold: Qrels, items_per_topic: int, rng: random.Random
+) -> list[PoolItem]:
+    pool = PoolItem.objects.filter(topic__in=topics).select_related("topic").order_by("id")
+    by_topic: dict[int, list[PoolItem]] = defaultdict(list)
+    for item in pool:
+        by_topic[item.topic_id].append(item)
+    chosen: list[PoolItem] = []
+    for topic in topics:
+        items = by_topic.get(topic.pk, [])
+        graded = [(i, gold[(topic.number, i.key)]) for i in items if (topic.number, i.key) in gold]
+        if graded:
+            chosen += _sample_across_grades(graded, items_per_topic, rng)
+        else:
+            picked = rng.sample(items, min(items_per_topic, len(items)))
+            chosen += sorted(picked, key=lambda item: item.display_order)
+    return chosen
+
+
+def _validate(
+    *,
+    name: str,
+    topics: Sequence[Topic],
+    assessors: Sequence[User],
+    gold_source: str,
+    expert: User | None,
+    qrels: Qrels | None,
+) -> list[str]:
+    problems = []
+    if not name.strip():
+        problems.append("give the round a name")
+    if not topics:
+        problems.append("choose at least one topic")
+    if not assessors:
+        problems.append("choose at least one assessor")
+    if gold_source == TrainingRound.GoldSource.QRELS and not qrels:
+        problems.append("gold from qrels needs a qrels file")
+    if gold_source == TrainingRound.GoldSource.EXPERT and expert is None:
+        problems.append("gold from an expert needs the expert")
+    return problems
+
+
+@transaction.atomic
+def training_round_create(
+    *,
+    task: RetrievalTask,
+    name: str,
+    topics: Sequence[Topic],
+    assessors: Sequence[User],
+    created_by: User | None,
+    gold_source: str = TrainingRound.GoldSource.QRELS,
+    expert: User | None = None,
+    qrels: Qrels | None = None,
+    items: Sequence[PoolItem] | None = None,
+    items_per_topic: int = 5,
+    seed: int | None = None,
+    show_gold_after_submit: bool = False,
+) -> TrainingRound:
+    """Create a round with its items, its gold (for qrels) and a training assignment for
+    every assessor (and the expert) on every topic. Nothing is stored if anything is wrong.
+    """
+    problems = _validate(
+        name=name,
+        topics=topics,
+        assessors=assessors,
+        gold_source=gold_source,
+        expert=expert,
+        qrels=qrels,
+    )
+    if problems:
+        raise TrainingError(problems)
+    rng = random.Random(task.pool_seed if seed is None else seed)  # noqa: S311 (seeded sample)
+    if items is None:
+        known = qrels if gold_source == TrainingRound.GoldSource.QRELS else None
+        known = known or (_expert_grades(expert, topics) if expert else {})
+        items = _choose_items(topics, known, items_per_topic, rng)
+    if not items:
+        raise TrainingError(["the chosen topics have no pool items yet"])
+    try:
+        training_round = TrainingRound.objects.create(
+            task=task,
+            name=name.strip(),
+            gold_source=gold_source,
+            expert=expert,
+            show_gold_after_submit=show_gold_after_submit,
+        )
+    except IntegrityError as error:
+        raise TrainingError([f"a round named {name!r} exists already"]) from error
+    training_round.items.set(items)
+    if gold_source == TrainingRound.GoldSource.QRELS and qrels is not None:
+        _gold_from_qrels(training_round, items, qrels)
+    people = list(assessors) + ([expert] if expert and expert not in assessors else [])
+    Assignment.objects.bulk_create(
+        Assignment(
+            topic=topic,
+            assessor=person,
+            purpose=Assignment.Purpose.TRAINING,
+            training_round=training_round,
+            created_by=created_by,
+        )
+        for person in people
+        for topic in topics
+    )
+    return training_round
+
+
+def _gold_from_qrels(
+    training_round: TrainingRound, items: Sequence[PoolItem], qrels: Qrels
+) -> None:
+    numbers = dict(
+        Topic.objects.filter(pk__in={i.topic_id for i in items}).values_list("pk", "number")
+    )
+    missing = [
+        f"{numbers[i.topic_id]}:{i.key}" for i in items if (numbers[i.topic_id], i.key) not in qrels
+    ]
+    if missing:
+        raise TrainingError([f"no gold grade in the qrels for {', '.join(missing[:10])}"])
+    hits = Hit.objects.filter(item__in=items).values_list("pk", "item_id")
+    grade_of_item = {i.pk: qrels[(numbers[i.topic_id], i.key)] for i in items}
+    GoldGrade.objects.bulk_create(
+        GoldGrade(training_round=training_round, hit_id=hit_id, grade=grade_of_item[item_id])
+        for hit_id, item_id in hits
+    )
+
+
+@transaction.atomic
+def training_round_submit(*, training_round: TrainingRound, assessor: User) -> int:
+    """Hand in the assessor's round: every hit of the round's items must be judged.
+
+    When the assessor is the round's expert, their grades become the round's gold. Returns the
+    number of assignments submitted; submitting twice changes nothing.
+    """
+    assignments = list(
+        Assignment.objects.select_for_update().filter(
+            training_round=training_round, assessor=assessor, revoked_at__isnull=True
+        )
+    )
+    if not assignments:
+        raise TrainingError(["you are not in this training round"])
+    hits = set(Hit.objects.filter(item__in=training_round.items.all()).values_list("pk", flat=True))
+    judgments = Judgment.objects.filter(assignment__in=assignments, hit_id__in=hits)
+    judged = dict(judgments.values_list("hit_id", "grade"))
+    if missing := len(hits - judged.keys()):
+        raise TrainingError([f"{missing} of {len(hits)} hits are not judged yet"])
+    now = timezone.now()
+    for assignment in assignments:
+        if assignment.submitted_at is None:
+            assignment.submitted_at = now
+            assignment.save(update_fields=["submitted_at"])
+    if training_round.expert_id == assessor.pk:
+        GoldGrade.objects.filter(training_round=training_round).delete()
+        GoldGrade.objects.bulk_create(
+            GoldGrade(training_round=training_round, hit_id=hit_id, grade=grade)
+            for hit_id, grade in judged.items()
+            if grade is not None
+        )
+    return len(assignments)
