@@ -1,0 +1,362 @@
+"""What an assessor sees: their assignments, an item page, the item list. Blind by design.
+
+Nothing here loads a vote, a run, a contribution, a score or another assignment's judgment,
+so no page built from these objects can leak them (DESIGN.md "Blind"). Every function runs a
+fixed number of queries whatever the pool size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import Count, Exists, F, Func, IntegerField, Max, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+
+from assessment.models import Assignment, Judgment
+from collection.models import Formula, Post, RetrievalTask
+from collection.post_html import clean_post_html, linked_post_ids, thread_url
+from pooling.models import Hit, PoolItem
+
+__all__ = [
+    "AssignmentProgress",
+    "HitView",
+    "ItemPage",
+    "ItemStatus",
+    "assignment_for",
+    "assignments_with_progress",
+    "item_judgments",
+    "item_page",
+    "item_state",
+    "item_statuses",
+    "next_unjudged_item_id",
+]
+
+
+class _Count(Subquery):
+    """COUNT(*) of a correlated queryset, as a scalar subquery (0 when empty)."""
+
+    output_field = IntegerField()
+
+    def __init__(self, queryset, **extra) -> None:  # type: ignore[no-untyped-def]
+        counted = queryset.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")[:1]
+        super().__init__(counted, **extra)
+
+
+def _unjudged_hits(assignment_ref: OuterRef | int, item_ref: OuterRef):  # type: ignore[no-untyped-def]
+    judged = Judgment.objects.filter(hit=OuterRef("pk"), assignment=assignment_ref)
+    return Hit.objects.filter(item=item_ref).exclude(Exists(judged))
+
+
+@dataclass(frozen=True)
+class AssignmentProgress:
+    assignment: Assignment
+    judged: int
+    total: int
+    flagged: int
+    continue_item_id: int | None
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.judged / self.total) if self.total else 0
+
+    @property
+    def is_done(self) -> bool:
+        return self.total > 0 and self.judged >= self.total
+
+
+def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProgress]:
+    """The assessor's active assignments with judged/total hits and where to continue.
+
+    One query: counts and the first unjudged item (pool display order) are subqueries.
+    """
+    first_unjudged = (
+        PoolItem.objects.filter(topic=OuterRef("topic"))
+        .filter(Exists(_unjudged_hits(OuterRef(OuterRef(OuterRef("pk"))), OuterRef("pk"))))
+        .order_by("display_order")
+        .values("pk")[:1]
+    )
+    rows = (
+        Assignment.objects.filter(assessor_id=assessor.pk, revoked_at__isnull=True)
+        .select_related("topic__task__campaign", "training_round")
+        .annotate(
+            n_total=Coalesce(_Count(Hit.objects.filter(item__topic=OuterRef("topic"))), 0),
+            n_judged=Coalesce(_Count(Judgment.objects.filter(assignment=OuterRef("pk"))), 0),
+            n_flagged=Coalesce(
+                _Count(Judgment.objects.filter(assignment=OuterRef("pk")).exclude(flag="")), 0
+            ),
+            continue_item=Subquery(first_unjudged),
+        )
+        .order_by("topic__task__campaign__name", "topic__task__kind", "topic__id", "purpose")
+    )
+    return [
+        AssignmentProgress(
+            assignment=row,
+            judged=row.n_judged,
+            total=row.n_total,
+            flagged=row.n_flagged,
+            continue_item_id=row.continue_item,
+        )
+        for row in rows
+    ]
+
+
+def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignment | None:
+    """The assessor's own active assignment with its topic and task, or None (→ 404)."""
+    return (
+        Assignment.objects.select_related("topic__task")
+        .filter(pk=assignment_id, assessor_id=assessor.pk, revoked_at__isnull=True)
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class ItemStatus:
+    item_id: int
+    position: int  # 1-based, in the pool's display order
+    hits: int
+    judged: int
+    flagged: int
+    best_grade: int | None = None  # the highest grade given to a hit of the item
+
+    @property
+    def grade_letter(self) -> str:
+        return "NLMH"[self.best_grade] if self.best_grade is not None else ""
+
+    @property
+    def state(self) -> str:
+        if self.hits and self.judged >= self.hits:
+            return "flagged" if self.flagged else "judged"
+        return "partial" if self.judged else "unjudged"
+
+
+def item_statuses(assignment: Assignment) -> list[ItemStatus]:
+    """Every pool item of the assignment's topic in display order with its judged hits.
+
+    One query; the judgment join is restricted to this assignment.
+    """
+    mine = Q(hits__judgments__assignment=assignment)
+    rows = (
+        PoolItem.objects.filter(topic_id=assignment.topic_id)
+        .order_by("display_order")
+        .annotate(
+            n_hits=Count("hits", distinct=True),
+            n_judged=Count("hits__judgments", filter=mine),
+            n_flagged=Count("hits__judgments", filter=mine & ~Q(hits__judgments__flag="")),
+            best=Max("hits__judgments__grade", filter=mine),
+        )
+        .values_list("pk", "n_hits", "n_judged", "n_flagged", "best")
+    )
+    return [
+        ItemStatus(
+            item_id=pk, position=i, hits=hits, judged=judged, flagged=flagged, best_grade=best
+        )
+        for i, (pk, hits, judged, flagged, best) in enumerate(rows, start=1)
+    ]
+
+
+def next_unjudged_item_id(statuses: list[ItemStatus], after_item_id: int | None) -> int | None:
+    """The first item after ``after_item_id`` (wrapping round) with a hit still unjudged."""
+    start = next((s.position for s in statuses if s.item_id == after_item_id), 0)
+    ordered = statuses[start:] + statuses[:start]
+    return next((s.item_id for s in ordered if s.judged < s.hits), None)
+
+
+@dataclass
+class HitView:
+    hit_id: int
+    position: int
+    post_id: int | None
+    thread_id: int | None
+    post_is_question: bool
+    thread_title_html: str
+    body_html: str
+    formula_latex: str
+    formula_in: str  # where the candidate formula is: title | question | answer | comment
+    comment_html: str
+    grade: int | None = None
+    flag: str = ""
+    comment: str = ""
+    revision: int = 0
+    updated_at: object = None
+    error: str = ""  # set by a view re-showing a refused submit
+
+    @property
+    def thread_href(self) -> str:
+        """The thread view of this post (collection posts only), opened in a new tab."""
+        if self.thread_id is None or self.post_id is None:
+            return ""
+        return thread_url(self.thread_id, self.post_id)
+
+    @property
+    def choice(self) -> str:
+        """The value of the hit's radio group: "3".."0", a flag, or "" when unjudged."""
+        return str(self.grade) if self.grade is not None else self.flag
+
+
+@dataclass
+class ItemPage:
+    assignment: Assignment
+    item: PoolItem
+    kind: str
+    topic_title_html: str
+    topic_question_html: str
+    query_latex: str
+    hits: list[HitView]
+    position: int
+    item_count: int
+    judged_hits: int
+    total_hits: int
+    previous_item_id: int | None
+    next_item_id: int | None
+    next_unjudged_item_id: int | None
+    statuses: list[ItemStatus] = field(repr=False, default_factory=list)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.judged_hits / self.total_hits) if self.total_hits else 0
+
+
+def _thread_of(htmls: Iterable[str]) -> dict[int, int]:
+    """Threads of every collection post the given HTML links to, in one query."""
+    linked: set[int] = set()
+    for html in htmls:
+        linked |= linked_post_ids(html)
+    if not linked:
+        return {}
+    return dict(Post.objects.filter(pk__in=linked).values_list("pk", "thread_id"))
+
+
+def item_judgments(assignment: Assignment, hit_ids: Iterable[int]) -> dict[int, Judgment]:
+    """This assignment's judgments of the given hits (never another assessor's)."""
+    return {
+        j.hit_id: j
+        for j in Judgment.objects.filter(assignment=assignment, hit_id__in=list(hit_ids)).only(
+            "hit_id", "grade", "flag", "comment", "revision", "updated_at"
+        )
+    }
+
+
+def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
+    """Everything the judging page shows for one pool item, or None if not in the topic.
+
+    A constant number of queries (item, hits, posts, formulas, judgments, item statuses,
+    linked threads) whatever the pool size.
+    """
+    topic = assignment.topic
+    item = PoolItem.objects.filter(pk=item_id, topic_id=topic.pk).only(
+        "pk", "topic_id", "key", "post_id", "visual_id", "answer", "display_order"
+    )
+    item_obj = item.first()
+    if item_obj is None:
+        return None
+    hits = list(
+        Hit.objects.filter(item_id=item_obj.pk)
+        .order_by("position", "pk")
+        .only("pk", "item_id", "post_id", "formula_id", "position")
+    )
+    posts = {
+        p.pk: p
+        for p in Post.objects.filter(pk__in={h.post_id for h in hits if h.post_id})
+        .select_related("thread")
+        .only("pk", "kind", "body", "thread__id", "thread__title")
+    }
+    formula_ids = [h.formula_id for h in hits if h.formula_id is not None]
+    formulas = (
+        {
+            f.pk: f
+            for f in Formula.objects.filter(pk__in=formula_ids)
+            .select_related("comment")
+            .only("pk", "latex", "location", "comment__id", "comment__text")
+        }
+        if formula_ids
+        else {}
+    )
+    judgments = item_judgments(assignment, [h.pk for h in hits])
+    statuses = item_statuses(assignment)
+    thread_titles = [p.thread.title for p in posts.values() if p.kind == Post.Kind.QUESTION]
+    htmls = [topic.title, topic.question, *(p.body for p in posts.values()), *thread_titles]
+    htmls += [f.comment.text for f in formulas.values() if f.comment is not None]
+    thread_of = _thread_of(htmls)
+    views = [_hit_view(h, posts, formulas, judgments, thread_of) for h in hits]
+    return _assemble(assignment, item_obj, views, statuses, thread_of)
+
+
+def _hit_view(
+    hit: Hit,
+    posts: dict[int, Post],
+    formulas: dict[int, Formula],
+    judgments: dict[int, Judgment],
+    thread_of: dict[int, int],
+) -> HitView:
+    post = posts.get(hit.post_id) if hit.post_id else None
+    formula = formulas.get(hit.formula_id) if hit.formula_id is not None else None
+    highlight = str(hit.formula_id) if hit.formula_id is not None else None
+    is_question = post is not None and post.kind == Post.Kind.QUESTION
+
+    def clean(html: str) -> str:
+        return clean_post_html(html, thread_of=thread_of, highlight_formula_id=highlight)
+
+    judgment = judgments.get(hit.pk)
+    return HitView(
+        hit_id=hit.pk,
+        position=hit.position,
+        post_id=post.pk if post else hit.post_id,
+        thread_id=post.thread.pk if post else None,
+        post_is_question=is_question,
+        thread_title_html=clean(post.thread.title) if post and is_question else "",
+        body_html=clean(post.body) if post else "",
+        formula_latex=formula.latex if formula else "",
+        formula_in=formula.location if formula else "",
+        comment_html=clean(formula.comment.text) if formula and formula.comment else "",
+        grade=judgment.grade if judgment else None,
+        flag=judgment.flag if judgment else "",
+        comment=judgment.comment if judgment else "",
+        revision=judgment.revision if judgment else 0,
+        updated_at=judgment.updated_at if judgment else None,
+    )
+
+
+def _assemble(
+    assignment: Assignment,
+    item: PoolItem,
+    hits: list[HitView],
+    statuses: list[ItemStatus],
+    thread_of: dict[int, int],
+) -> ItemPage:
+    topic = assignment.topic
+    index = next(i for i, s in enumerate(statuses) if s.item_id == item.pk)
+    formula_task = topic.task.kind == RetrievalTask.Kind.FORMULA
+    highlight = topic.formula_id if formula_task and topic.formula_id else None
+    return ItemPage(
+        assignment=assignment,
+        item=item,
+        kind=topic.task.kind,
+        topic_title_html=clean_post_html(topic.title, thread_of=thread_of),
+        topic_question_html=clean_post_html(
+            topic.question, thread_of=thread_of, highlight_formula_id=highlight
+        ),
+        query_latex=topic.latex if formula_task else "",
+        hits=hits,
+        position=index + 1,
+        item_count=len(statuses),
+        judged_hits=sum(s.judged for s in statuses),
+        total_hits=sum(s.hits for s in statuses),
+        previous_item_id=statuses[index - 1].item_id if index > 0 else None,
+        next_item_id=statuses[index + 1].item_id if index + 1 < len(statuses) else None,
+        next_unjudged_item_id=next_unjudged_item_id(statuses, item.pk),
+        statuses=statuses,
+    )
+
+
+def item_state(assignment: Assignment, item_id: int) -> list[Judgment] | None:
+    """This assignment's judgments of one item (a second tab refreshes from it), or None when
+    the item is not in the assignment's topic. Two queries."""
+    if not PoolItem.objects.filter(pk=item_id, topic_id=assignment.topic_id).exists():
+        return None
+    return list(
+        Judgment.objects.filter(assignment=assignment, hit__item_id=item_id)
+        .order_by("hit__position", "hit_id")
+        .only("hit_id", "grade", "flag", "comment", "revision", "updated_at")
+    )

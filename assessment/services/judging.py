@@ -1,0 +1,261 @@
+"""Saving an assessor's judgments: scoped, idempotent, every change kept.
+
+DESIGN.md "Judging" and issue 5 §4: a judgment is (assignment, hit) unique, holds a grade 0-3
+or a flag (system failure, do not know) with a required comment, accumulates the active
+seconds spent on it, and each change of value is kept as a JudgmentRevision. A double click or
+a retried request stores one judgment and one revision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from assessment.models import Assignment, Judgment, JudgmentRevision
+from pooling.models import Hit, PoolItem
+
+__all__ = [
+    "MAX_ACTIVE_SECONDS",
+    "HitVerdict",
+    "JudgingNotFound",
+    "JudgmentInvalid",
+    "item_submit",
+    "judgment_submit",
+]
+
+# A single submit never claims more than an hour of work: a client clock gone wrong must not
+# poison the time-per-judgment statistics.
+MAX_ACTIVE_SECONDS = 3600.0
+FLAGS = frozenset(value for value in Judgment.Flag.values if value)
+
+
+class JudgingNotFound(Exception):
+    """The assignment is not the assessor's own active one, or the hit is not in its topic.
+
+    Views answer 404: to the assessor such an assignment or item does not exist.
+    """
+
+
+class JudgmentInvalid(Exception):
+    """The submitted values break the saving rules; ``problems`` maps hit id to messages."""
+
+    def __init__(self, problems: dict[int, str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"hit {hit}: {text}" for hit, text in problems.items()))
+
+
+@dataclass(frozen=True)
+class HitVerdict:
+    """What the assessor said about one hit: a grade, or a flag with a comment."""
+
+    hit_id: int
+    grade: int | None = None
+    flag: str = ""
+    comment: str = ""
+
+    def problem(self) -> str | None:
+        """Why these values cannot be stored, or None (the DB check constraint's rule)."""
+        if self.flag and self.flag not in FLAGS:
+            return f"unknown flag {self.flag!r}"
+        if (self.grade is None) == (not self.flag):
+            return "choose one of High, Medium, Low, Not relevant, System failure, Do not know"
+        if self.grade is not None and not 0 <= self.grade <= 3:
+            return "a grade is 0, 1, 2 or 3"
+        if self.flag and not self.comment.strip():
+            label = Judgment.Flag(self.flag).label
+            return f"{label} needs a comment saying why"
+        return None
+
+
+def _locked_assignment(assignment_id: int, assessor: AbstractBaseUser) -> Assignment:
+    """The assessor's own active assignment, row-locked.
+
+    The lock serializes every submit to one assignment, so two requests for the same
+    (assignment, hit) cannot both insert: the second waits, then finds the first's row.
+    """
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .filter(pk=assignment_id, assessor_id=assessor.pk, revoked_at__isnull=True)
+        .first()
+    )
+    if locked is None:
+        raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
+    return locked
+
+
+def _revision(judgment: Judgment, assessor: AbstractBaseUser) -> JudgmentRevision:
+    return JudgmentRevision(
+        judgment=judgment,
+        number=judgment.revision,
+        changed_by_id=assessor.pk,
+        grade=judgment.grade,
+        flag=judgment.flag,
+        comment=judgment.comment,
+        active_seconds=judgment.active_seconds,
+    )
+
+
+def _apply(
+    *,
+    assignment: Assignment,
+    verdicts: Sequence[HitVerdict],
+    assessor: AbstractBaseUser,
+    seconds_each: float,
+    client_token: str,
+) -> list[Judgment]:
+    """Insert new judgments, update changed ones, keep a revision of every change."""
+    existing = {
+        judgment.hit_id: judgment
+        for judgment in Judgment.objects.filter(
+            assignment=assignment, hit_id__in=[v.hit_id for v in verdicts]
+        )
+    }
+    created: list[Judgment] = []
+    changed: list[Judgment] = []
+    touched: list[Judgment] = []
+    result: list[Judgment] = []
+    comment_of = {v.hit_id: v.comment.strip() for v in verdicts}
+    for verdict in verdicts:
+        judgment = existing.get(verdict.hit_id)
+        comment = comment_of[verdict.hit_id]
+        if judgment is None:
+            judgment = Judgment(
+                assignment=assignment,
+                hit_id=verdict.hit_id,
+                assessor_id=assessor.pk,
+                grade=verdict.grade,
+                flag=verdict.flag,
+                comment=comment,
+                active_seconds=seconds_each,
+                revision=1,
+                client_token=client_token,
+            )
+            created.append(judgment)
+        elif client_token and judgment.client_token == client_token:
+            pass  # the same request again: already stored, time already counted
+        elif (judgment.grade, judgment.flag, judgment.comment) == (
+            verdict.grade,
+            verdict.flag,
+            comment,
+        ):
+            judgment.active_seconds += seconds_each
+            judgment.client_token = client_token
+            touched.append(judgment)
+        else:
+            judgment.grade, judgment.flag, judgment.comment = verdict.grade, verdict.flag, comment
+            judgment.active_seconds += seconds_each
+            judgment.revision += 1
+            judgment.assessor_id = assessor.pk  # who judged the value it holds now
+            judgment.client_token = client_token
+            changed.append(judgment)
+        result.append(judgment)
+    if created:
+        Judgment.objects.bulk_create(created)
+    fields = ["grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token"]
+    if changed or touched:
+        # updated_at is auto_now, which bulk_update does not apply.
+        now = timezone.now()
+        for judgment in (*changed, *touched):
+            judgment.updated_at = now
+        Judgment.objects.bulk_update([*changed, *touched], [*fields, "updated_at"])
+    if created or changed:
+        JudgmentRevision.objects.bulk_create(
+            [_revision(judgment, assessor) for judgment in (*created, *changed)]
+        )
+    return result
+
+
+def _checked_seconds(active_seconds: float) -> float:
+    if not active_seconds >= 0:  # also refuses NaN
+        raise JudgmentInvalid({0: "active seconds must be a non-negative number"})
+    return min(float(active_seconds), MAX_ACTIVE_SECONDS)
+
+
+def _submit(
+    *,
+    assignment_id: int,
+    item_id: int,
+    assessor: AbstractBaseUser,
+    verdicts: Sequence[HitVerdict],
+    active_seconds: float,
+    client_token: str,
+) -> list[Judgment]:
+    if not verdicts:
+        raise JudgmentInvalid({0: "nothing to submit: grade at least one hit"})
+    problems = {v.hit_id: text for v in verdicts if (text := v.problem()) is not None}
+    hit_ids = [v.hit_id for v in verdicts]
+    if len(set(hit_ids)) != len(hit_ids):
+        problems[0] = "a hit is submitted twice"
+    seconds = _checked_seconds(active_seconds)
+    if problems:
+        raise JudgmentInvalid(problems)
+    with transaction.atomic():
+        locked = _locked_assignment(assignment_id, assessor)
+        found = Hit.objects.filter(pk__in=hit_ids, item_id=item_id, item__topic_id=locked.topic_id)
+        if found.count() != len(hit_ids):
+            raise JudgingNotFound(f"a hit is not part of pool item {item_id} of this topic")
+        return _apply(
+            assignment=locked,
+            verdicts=verdicts,
+            assessor=assessor,
+            seconds_each=seconds / len(verdicts),
+            client_token=client_token[:64],
+        )
+
+
+def item_submit(
+    *,
+    assignment: Assignment,
+    item: PoolItem,
+    assessor: AbstractBaseUser,
+    verdicts: Sequence[HitVerdict],
+    active_seconds: float = 0.0,
+    client_token: str = "",
+) -> list[Judgment]:
+    """Store the judgments of several hits of one pool item at once, all or nothing.
+
+    Issue 5 §2: a formula item shows up to N posts, each graded; Enter submits them together.
+    The assignment must be the assessor's own active one, the item in its topic and every hit
+    in the item, else JudgingNotFound (a crafted request cannot judge another topic). Invalid
+    values raise JudgmentInvalid listing every problem; nothing is stored then. The item's
+    active seconds are shared equally by the hits submitted.
+    """
+    return _submit(
+        assignment_id=assignment.pk,
+        item_id=item.pk,
+        assessor=assessor,
+        verdicts=verdicts,
+        active_seconds=active_seconds,
+        client_token=client_token,
+    )
+
+
+def judgment_submit(
+    *,
+    assignment: Assignment,
+    hit: Hit,
+    assessor: AbstractBaseUser,
+    grade: int | None = None,
+    flag: str = "",
+    comment: str = "",
+    active_seconds: float = 0.0,
+    client_token: str = "",
+) -> Judgment:
+    """Store one hit's judgment (issue 5 §4) under the rules of item_submit.
+
+    Idempotent: the same values again add no revision (only their active seconds); the same
+    client_token again changes nothing at all.
+    """
+    [judgment] = _submit(
+        assignment_id=assignment.pk,
+        item_id=hit.item_id,
+        assessor=assessor,
+        verdicts=[HitVerdict(hit_id=hit.pk, grade=grade, flag=flag, comment=comment)],
+        active_seconds=active_seconds,
+        client_token=client_token,
+    )
+    return judgment
