@@ -51,20 +51,26 @@ class Pool:
 
 def answer_pool(*, items: int = 3, topic: Topic | None = None, prefix: int = 0) -> Pool:
     """An answer-task topic whose items are answer posts (one hit each), a run behind them."""
-    topic = topic or TopicFactory(task=RetrievalTaskFactory(kind=RetrievalTask.Kind.ANSWER))
-    run = RunFactory(task=topic.task, tag=SECRET_RUN_TAG, team__name=f"{SECRET_TEAM}{topic.pk}")
+    topic = topic or TopicFactory.create(
+        task=RetrievalTaskFactory.create(kind=RetrievalTask.Kind.ANSWER)
+    )
+    run = RunFactory.create(
+        task=topic.task, tag=SECRET_RUN_TAG, team__name=f"{SECRET_TEAM}{topic.pk}"
+    )
     pool_items, hits = [], []
     for i in range(items):
-        thread = ThreadFactory(title=f"Question thread {i}")
-        PostFactory(id=thread.id, thread=thread, kind=1, body="<p>The thread's question.</p>")
-        post = PostFactory(
+        thread = ThreadFactory.create(title=f"Question thread {i}")
+        PostFactory.create(
+            id=thread.id, thread=thread, kind=1, body="<p>The thread's question.</p>"
+        )
+        post = PostFactory.create(
             thread=thread, body=ANSWER_BODY.format(fid=prefix + 800000 + i), score=4242
         )
-        item = PoolItemFactory(
+        item = PoolItemFactory.create(
             topic=topic, post_id=post.pk, key=str(post.pk), display_order=items - i
         )
         item.contributions.create(run=run, rank=i + 1)
-        hits.append([HitFactory(item=item, post_id=post.pk, vote=0.987654)])
+        hits.append([HitFactory.create(item=item, post_id=post.pk, vote=0.987654)])
         pool_items.append(item)
     pool_items.sort(key=lambda item: item.display_order)
     hits.sort(key=lambda hs: hs[0].item.display_order)
@@ -73,8 +79,8 @@ def answer_pool(*, items: int = 3, topic: Topic | None = None, prefix: int = 0) 
 
 def formula_pool(*, items: int = 2, instances: int = 3) -> Pool:
     """A formula-task topic: each item a visual id with `instances` formula instances."""
-    task = RetrievalTaskFactory(kind=RetrievalTask.Kind.FORMULA)
-    topic = TopicFactory(
+    task = RetrievalTaskFactory.create(kind=RetrievalTask.Kind.FORMULA)
+    topic = TopicFactory.create(
         task=task,
         number="B.9",
         formula_id="q_6",
@@ -87,23 +93,25 @@ def formula_pool(*, items: int = 2, instances: int = 3) -> Pool:
     )
     pool_items, hits = [], []
     for i in range(items):
-        item = PoolItemFactory(
+        item = PoolItemFactory.create(
             topic=topic, post_id=None, key=f"v{i}", visual_id=f"v{i}", display_order=i
         )
         item_hits = []
         for j in range(instances):
-            post = PostFactory(
+            post = PostFactory.create(
                 body=(
                     f"<p>Answer {i}.{j}: we use "
                     f'<span class="math-container" id="{{fid}}">$\\sqrt{{\\rho(A^TA)}}$</span>'
                     ' and also <span class="math-container" id="1">$a+b$</span>.</p>'
                 )
             )
-            formula = FormulaFactory(post=post, latex="\\sqrt{\\rho(A^TA)}", visual_id=f"v{i}")
+            formula = FormulaFactory.create(
+                post=post, latex="\\sqrt{\\rho(A^TA)}", visual_id=f"v{i}"
+            )
             post.body = post.body.replace("{fid}", str(formula.pk))
             post.save(update_fields=["body"])
             item_hits.append(
-                HitFactory(
+                HitFactory.create(
                     item=item,
                     post_id=post.pk,
                     formula_id=formula.pk,
@@ -117,7 +125,9 @@ def formula_pool(*, items: int = 2, instances: int = 3) -> Pool:
 
 
 def assign(pool: Pool, username: str = "alice", **kwargs: object) -> Assignment:
-    return AssignmentFactory(topic=pool.topic, assessor=UserFactory(username=username), **kwargs)
+    return AssignmentFactory.create(
+        topic=pool.topic, assessor=UserFactory.create(username=username), **kwargs
+    )
 
 
 @pytest.mark.django_db
@@ -140,8 +150,8 @@ def test_progress_lists_only_own_active_assignments_when_others_exist() -> None:
     pool = answer_pool(items=2)
     mine = assign(pool, "alice")
     assign(answer_pool(items=1), "bob")
-    AssignmentFactory(topic=answer_pool(items=1).topic, assessor=mine.assessor)
-    revoked = AssignmentFactory(
+    AssignmentFactory.create(topic=answer_pool(items=1).topic, assessor=mine.assessor)
+    revoked = AssignmentFactory.create(
         topic=answer_pool(items=1).topic, assessor=mine.assessor, purpose="dual"
     )
     revoked.revoked_at = revoked.created_at

@@ -227,7 +227,7 @@ def test_submit_is_not_found_when_assignment_of_another_assessor() -> None:
         judgment_submit(
             assignment=assignment,
             hit=pool.hits[0][0],
-            assessor=UserFactory(username="mallory"),
+            assessor=UserFactory.create(username="mallory"),
             grade=3,
         )
     assert not Judgment.objects.exists()
