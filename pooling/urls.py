@@ -1,6 +1,11 @@
 """HTML pages of the pooling app."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from pooling.views import runs
 
 app_name = "pooling"
-urlpatterns: list = []
+urlpatterns: list = [
+    path("runs/", runs.runs_page, name="runs"),
+    path("runs/<int:run_id>/", runs.run_detail_page, name="run-detail"),
+]

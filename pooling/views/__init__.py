@@ -1,0 +1,1 @@
+"""HTML pages of the pooling app."""

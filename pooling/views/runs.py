@@ -1,0 +1,120 @@
+"""Participants' runs page: list the team's runs, upload one, read its validation report.
+
+The upload form works without JavaScript (a plain multipart POST that re-renders the page with
+every problem by line); static/js/upload.js sends the same form with XHR to show upload progress
+and asks for JSON instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from collection.models import RetrievalTask
+from pooling.api.run_views import runs_visible_to
+from pooling.models import Run, Team
+from pooling.services.runs import RunValidationError, SubmissionRefused, run_submit
+
+
+class RunUploadForm(forms.Form):
+    task = forms.ModelChoiceField(queryset=RetrievalTask.objects.none(), empty_label=None)
+    team = forms.ModelChoiceField(queryset=Team.objects.none(), empty_label=None)
+    tag = forms.CharField(
+        max_length=40,
+        help_text="ASCII letters, digits and -_. — re-using a tag replaces that run.",
+    )
+    role = forms.ChoiceField(choices=Run.Role.choices)
+    is_manual = forms.BooleanField(required=False, label="Manual run")
+    declared_data = forms.ChoiceField(
+        choices=Run.DeclaredData.choices, initial=Run.DeclaredData.BOTH, label="Data used"
+    )
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    file = forms.FileField(help_text="TSV or TREC, tabs or spaces, optionally gzip-compressed.")
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
+        teams = Team.objects.order_by("name")
+        self.fields["task"].queryset = tasks  # type: ignore[attr-defined]
+        self.fields["team"].queryset = (  # type: ignore[attr-defined]
+            teams if user.is_staff else teams.filter(members=user)
+        )
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _page(request: HttpRequest, form: RunUploadForm, **extra: Any) -> dict[str, Any]:
+    runs: QuerySet[Run] = runs_visible_to(request.user)
+    return {"form": form, "runs": runs, "has_team": form.fields["team"].queryset.exists(), **extra}  # type: ignore[attr-defined]
+
+
+def _submit(request: HttpRequest, form: RunUploadForm) -> tuple[Run | None, dict[str, Any]]:
+    data = form.cleaned_data
+    try:
+        submission = run_submit(
+            task=data["task"],
+            team=data["team"],
+            tag=data["tag"],
+            role=data["role"],
+            stream=data["file"],
+            file_name=data["file"].name or "",
+            uploaded_by=request.user,  # type: ignore[arg-type]
+            is_manual=data["is_manual"],
+            declared_data=data["declared_data"],
+            description=data["description"],
+        )
+    except RunValidationError as exc:
+        return None, {"detail": str(exc), "report": exc.report}
+    except SubmissionRefused as exc:
+        return None, {"detail": exc.message}
+    return submission.run, {"created": submission.created}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def runs_page(request: HttpRequest) -> HttpResponse:
+    """List the team's runs and take an upload (issue 3, item 5)."""
+    if request.method == "GET":
+        return render(
+            request, "pooling/runs.html", _page(request, RunUploadForm(user=request.user))
+        )
+    form = RunUploadForm(request.POST, request.FILES, user=request.user)
+    if not form.is_valid():
+        problem = {"detail": "please correct the form", "fields": form.errors.get_json_data()}
+        return _reply(request, form, None, problem)
+    run, outcome = _submit(request, form)
+    return _reply(request, form, run, outcome)
+
+
+def _reply(
+    request: HttpRequest, form: RunUploadForm, run: Run | None, outcome: dict[str, Any]
+) -> HttpResponse:
+    if run is None:
+        if _wants_json(request):
+            return JsonResponse({"ok": False, **outcome}, status=400)
+        return render(
+            request, "pooling/runs.html", _page(request, form, failure=outcome), status=400
+        )
+    url = reverse("pooling:run-detail", args=[run.pk])
+    verb = "stored" if outcome["created"] else f"replaced (version {run.version})"
+    messages.success(request, f"Run {run.tag} {verb}: {run.row_count:,} rows.")
+    if _wants_json(request):
+        return JsonResponse({"ok": True, "redirect": url, "run": run.pk})
+    return redirect(url)
+
+
+@login_required
+def run_detail_page(request: HttpRequest, run_id: int) -> HttpResponse:
+    """One run with its validation report (warnings kept from the upload)."""
+    run = get_object_or_404(runs_visible_to(request.user), pk=run_id)
+    return render(request, "pooling/runs_detail.html", {"run": run, "report": run.report or {}})
