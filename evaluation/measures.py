@@ -19,8 +19,10 @@ ties by document id descending as strings (``strcmp``); the rank column is ignor
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Literal
 
 import pytrec_eval
@@ -102,6 +104,9 @@ def formula_scores_by_visual_id(
     return visual_scores, unknown
 
 
+_score_then_doc = itemgetter(1, 0)  # (doc, score) -> (score, doc): trec_eval's order, reversed
+
+
 def trec_order(docs: Mapping[str, float]) -> list[str]:
     """Docs in trec_eval's order: score descending, then doc id descending (as strings)."""
     return sorted(docs, key=lambda d: (docs[d], d), reverse=True)
@@ -124,8 +129,8 @@ def judged_fraction_at_10(scores: Scores, grades: Grades) -> dict[str, float]:
         judged = grades.get(topic)
         if judged is None or not docs:
             continue
-        top = trec_order(docs)[:TOP]
-        fractions[topic] = sum(1 for d in top if d in judged) / len(top)
+        top = heapq.nlargest(TOP, docs.items(), key=_score_then_doc)
+        fractions[topic] = sum(1 for d, _ in top if d in judged) / len(top)
     return fractions
 
 
@@ -137,9 +142,11 @@ class PrimeEvaluator:
         self.topics = sorted(self.grades)
         # trec_eval cannot take a topic without judgments; such a topic scores 0.
         usable = {t: d for t, d in self.grades.items() if d}
-        self._graded = pytrec_eval.RelevanceEvaluator(usable, {"ndcg"})
-        self._binary = pytrec_eval.RelevanceEvaluator(
-            usable, {"map", "P_10"}, relevance_level=RELEVANT_GRADE
+        # One pass for all three: trec_eval's ndcg takes its gain from the grade itself and
+        # ignores the relevance level, which only binarizes map and P_10 (a unit test holds
+        # this), so `trec_eval -m ndcg` and `trec_eval -l2 -m map -m P_10` are both answered.
+        self._evaluator = pytrec_eval.RelevanceEvaluator(
+            usable, {"ndcg", "map", "P_10"}, relevance_level=RELEVANT_GRADE
         )
 
     def evaluate(self, name: str, scores: Scores, *, average: Average = "all") -> RunScores:
@@ -147,14 +154,14 @@ class PrimeEvaluator:
         run_topics = [t for t in scores if t in self.grades]
         judged = judged_fraction_at_10(scores, self.grades)
         primed = {t: docs for t, docs in prime(scores, self.grades).items() if docs}
-        graded = self._graded.evaluate(primed) if primed else {}
-        binary = self._binary.evaluate(primed) if primed else {}
+        values = self._evaluator.evaluate(primed) if primed else {}
         per_topic: dict[str, dict[str, float]] = {}
         for topic in run_topics:
+            found = values.get(topic, {})
             per_topic[topic] = {
-                "ndcg_prime": graded.get(topic, {}).get("ndcg", 0.0),
-                "map_prime": binary.get(topic, {}).get("map", 0.0),
-                "p10_prime": binary.get(topic, {}).get("P_10", 0.0),
+                "ndcg_prime": found.get("ndcg", 0.0),
+                "map_prime": found.get("map", 0.0),
+                "p10_prime": found.get("P_10", 0.0),
                 "judged_at_10": judged.get(topic, 0.0),
             }
         over = self.topics if average == "all" else run_topics
@@ -203,7 +210,13 @@ def evaluate_openqa_run(
     name: str, rows: Iterable[RunRow], grades: Grades, *, average: Average = "all"
 ) -> RunScores:
     """Task 3: AR and P@1 of each topic's rank-1 answer (unjudged and flags count as 0)."""
-    scores = dedup_first(rows)
+    return evaluate_openqa_scores(name, dedup_first(rows), grades, average=average)
+
+
+def evaluate_openqa_scores(
+    name: str, scores: Scores, grades: Grades, *, average: Average = "all"
+) -> RunScores:
+    """``evaluate_openqa_run`` on deduplicated scores."""
     per_topic: dict[str, dict[str, float]] = {}
     for topic, docs in scores.items():
         judged = grades.get(topic)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluation.measures import (
@@ -19,9 +19,10 @@ from evaluation.measures import (
     PrimeEvaluator,
     RunRow,
     RunScores,
-    evaluate_answer_run,
+    Scores,
+    dedup_first,
     evaluate_formula_run,
-    evaluate_openqa_run,
+    evaluate_openqa_scores,
 )
 from evaluation.qrels import TaskKind, qrels_grades, qrels_read_path
 from pooling.formats import RunFormat, detect_format, read_run_path
@@ -42,10 +43,17 @@ class RunFileError(ValueError):
 
 @dataclass(slots=True)
 class EvaluationRun:
+    """A run read for evaluation: its rows in file order, or (answer and open-QA runs read on
+    the fast path) already deduplicated scores, first row wins."""
+
     file: str
     tag: str
     format: str
-    rows: list[RunRow]
+    rows: list[RunRow] = field(default_factory=list)
+    deduplicated: Scores | None = None
+
+    def scores(self) -> Scores:
+        return self.deduplicated if self.deduplicated is not None else dedup_first(self.rows)
 
 
 def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> EvaluationRun:
@@ -63,12 +71,44 @@ def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> Ev
     run_format = (
         detect_format(first.encode().split(), task_kind) if first is not None and text else None
     )
-    if run_format in COLUMNS:
+    if run_format in COLUMNS and task_kind != "formula":
+        scored = _fast_scores(lines, run_format)  # type: ignore[arg-type]
+        if scored is not None:
+            return EvaluationRun(path.name, scored[0], run_format.value, deduplicated=scored[1])  # type: ignore[union-attr]
+    elif run_format in COLUMNS:
         fast = _fast_rows(lines, run_format)  # type: ignore[arg-type]
         if fast is not None:
-            tag, rows = fast
-            return EvaluationRun(path.name, tag, run_format.value, rows)  # type: ignore[union-attr]
+            return EvaluationRun(path.name, fast[0], run_format.value, fast[1])  # type: ignore[union-attr]
     return _validated(path, task_kind)
+
+
+def _fast_scores(lines: list[str], run_format: RunFormat) -> tuple[str, Scores] | None:
+    """Like ``_fast_rows`` but deduplicating as it reads (first row wins): the hot path."""
+    t, d, s, g = COLUMNS[run_format]
+    width = WIDTH[run_format]
+    scores: Scores = {}
+    current: str | None = None
+    docs: dict[str, float] = {}
+    tag: str | None = None
+    try:
+        for line in lines:
+            fields = line.split()
+            if len(fields) != width:
+                if not fields:
+                    continue
+                return None
+            if fields[g] != tag:
+                if tag is not None:
+                    return None
+                tag = fields[g]
+            if fields[t] != current:  # rows come grouped by topic: one lookup per topic
+                current = fields[t]
+                docs = scores.setdefault(current, {})
+            if fields[d] not in docs:
+                docs[fields[d]] = float(fields[s])
+    except ValueError:
+        return None
+    return (tag or ""), scores
 
 
 def _fast_rows(lines: list[str], run_format: RunFormat) -> tuple[str, list[RunRow]] | None:
@@ -149,7 +189,7 @@ def evaluate_run_files(
     runs = [read_evaluation_run(path, task_kind=kind) for path in run_paths]
     results: list[RunScores] = []
     if kind == "openqa":
-        results = [evaluate_openqa_run(r.tag, r.rows, grades, average=average) for r in runs]
+        results = [evaluate_openqa_scores(r.tag, r.scores(), grades, average=average) for r in runs]
     else:
         evaluator = PrimeEvaluator(grades)
         if kind == "formula":
@@ -161,7 +201,7 @@ def evaluate_run_files(
                 for r in runs
             ]
         else:
-            results = [evaluate_answer_run(r.tag, r.rows, evaluator, average=average) for r in runs]
+            results = [evaluator.evaluate(r.tag, r.scores(), average=average) for r in runs]
     return [
         {"file": run.file, "format": run.format, **result.as_dict()}
         for run, result in zip(runs, results, strict=True)

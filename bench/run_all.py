@@ -1,0 +1,25 @@
+"""Run every benchmark in turn: ``.venv/bin/python bench/run_all.py [--small]``."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+SCRIPTS = [
+    "evaluate.py",
+]
+
+
+def main() -> None:
+    extra = sys.argv[1:]
+    failed = []
+    for script in SCRIPTS:
+        print(f"== {script}", flush=True)
+        if subprocess.run([sys.executable, str(BENCH / script), *extra], check=False).returncode:
+            failed.append(script)
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
