@@ -5,17 +5,29 @@ sent in batches so memory stays flat whatever the input size. Run it inside the 
 ``transaction.atomic()`` so that a failed file leaves nothing behind.
 """
 
-import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 from typing import Any
 
 from django.db import connection, models
 
 BATCH_ROWS = 50_000
+# Rows per chunk handed to COPY: large enough to amortize the calls, small enough to stream.
+_CHUNK_ROWS = 5_000
 
-_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+def _copy_escape(value: str) -> str:
+    """A text value in COPY's text format (backslash, tab, newline, CR escaped).
+
+    ``in`` tests and ``replace`` run in C; ``str.translate`` with a dict is ~10x slower, and
+    this is paid for every text cell of a 28-million-row formula index.
+    """
+    if "\\" in value:
+        value = value.replace("\\", "\\\\")
+    if "\t" in value or "\n" in value or "\r" in value:
+        value = value.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    return value
 
 
 def _copy_text(value: Any) -> str:
@@ -25,14 +37,77 @@ def _copy_text(value: Any) -> str:
     if isinstance(value, bool):
         return "t" if value else "f"
     if isinstance(value, str):
-        return value.translate(_ESCAPES)
+        return _copy_escape(value)
     return str(value)
+
+
+_INTEGER_TYPES = frozenset(
+    {
+        "AutoField",
+        "BigAutoField",
+        "SmallAutoField",
+        "IntegerField",
+        "BigIntegerField",
+        "SmallIntegerField",
+        "PositiveIntegerField",
+        "PositiveBigIntegerField",
+        "PositiveSmallIntegerField",
+    }
+)
+
+
+def _line_formatter(model: type[models.Model], fields: Sequence[str]) -> Callable[..., str]:
+    """A function row -> COPY text line, specialised to the columns' types once per load.
+
+    It is generated as one f-string lambda: integer columns are interpolated as they are, text
+    columns escaped, anything else (dates, JSON, nullable values) goes through _copy_text. The
+    source is built from field positions only (never from data), so the eval is safe; a generic
+    per-value loop costs about five times as much per row.
+    """
+    parts = []
+    for i, name in enumerate(fields):
+        field = model._meta.get_field(name)
+        kind = field.get_internal_type()
+        target = getattr(field, "target_field", None)
+        if target is not None:  # a foreign key: the type of the key it points to
+            kind = target.get_internal_type()
+        if kind in _INTEGER_TYPES and not field.null:
+            parts.append(f"{{r[{i}]}}")
+        elif kind in ("TextField", "CharField") and not field.null:
+            parts.append(f"{{e(r[{i}])}}")
+        else:
+            parts.append(f"{{t(r[{i}])}}")
+    source = 'lambda r: f"' + "\\t".join(parts) + '\\n"'
+    namespace = {"e": _copy_escape, "t": _copy_text}
+    return eval(source, namespace)  # type: ignore[no-any-return]  # noqa: S307
 
 
 def _batches(rows: Iterable[tuple[Any, ...]], size: int) -> Iterable[list[tuple[Any, ...]]]:
     iterator = iter(rows)
     while batch := list(islice(iterator, size)):
         yield batch
+
+
+class _CopySource:
+    """A file-like object COPY reads from: each read() formats the next chunk of rows.
+
+    One COPY statement streams the whole input, so PostgreSQL parses one chunk while Python
+    formats the next (two processes, two cores) instead of waiting on a COPY per batch.
+    """
+
+    def __init__(self, rows: Iterable[tuple[Any, ...]], line: Callable[..., str], size: int):
+        self._rows = iter(rows)
+        self._line = line
+        self._size = size
+        self.count = 0
+
+    def read(self, _size: int = -1) -> str:
+        chunk = list(map(self._line, islice(self._rows, self._size)))
+        self.count += len(chunk)
+        return "".join(chunk)
+
+    def readline(self, _size: int = -1) -> str:  # part of the file protocol psycopg2 checks
+        return self.read()
 
 
 def bulk_insert(
@@ -51,22 +126,23 @@ def bulk_insert(
     return _bulk_create(model, fields, rows, batch_size)
 
 
-def _copy(
-    model: type[models.Model], fields: Sequence[str], rows: Iterable[tuple[Any, ...]], size: int
-) -> int:
+def copy_sql(model: type[models.Model], fields: Sequence[str]) -> str:
+    """``COPY table (columns) FROM STDIN`` for ``fields`` (attnames) of ``model``."""
     opts = model._meta
     # get_field() also answers to a foreign key's attname ("post_id").
     columns = [str(opts.get_field(name).column) for name in fields]  # type: ignore[union-attr]
     quoted = ", ".join(connection.ops.quote_name(c) for c in columns)
-    sql = f"COPY {connection.ops.quote_name(opts.db_table)} ({quoted}) FROM STDIN"
-    total = 0
+    return f"COPY {connection.ops.quote_name(opts.db_table)} ({quoted}) FROM STDIN"
+
+
+def _copy(
+    model: type[models.Model], fields: Sequence[str], rows: Iterable[tuple[Any, ...]], size: int
+) -> int:
+    source = _CopySource(rows, _line_formatter(model, fields), min(size, _CHUNK_ROWS))
     with connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg2's own cursor: Django's wrapper has no copy_expert
-        for batch in _batches(rows, size):
-            buffer = io.StringIO("".join("\t".join(map(_copy_text, row)) + "\n" for row in batch))
-            raw.copy_expert(sql, buffer)
-            total += len(batch)
-    return total
+        raw.copy_expert(copy_sql(model, fields), source, size=1 << 20)
+    return source.count
 
 
 def _bulk_create(

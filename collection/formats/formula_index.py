@@ -1,0 +1,180 @@
+"""The ARQMath formula index TSVs: one row per formula instance of the collection.
+
+Forms, told apart by the header row:
+- v3: ``id post_id thread_id type comment_id old_visual_id visual_id issue formula``
+- older: ``id post_id thread_id type formula`` (and ``… type visual_id formula``)
+The SLT TSV has the same leading ``id`` column and the Presentation MathML as its last column.
+A row without a visual id gets a computed one from its LaTeX (visual_ids.py); the importer
+recomputes it from the SLT when an SLT file is loaded.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from collection.formats.errors import ImportFileError
+from collection.formats.stackexchange import RowProgress
+from collection.formats.tabular import TsvReader, open_text
+from collection.formats.visual_ids import canonical_latex, computed_visual_id
+
+LOCATIONS = frozenset({"title", "question", "answer", "comment"})
+V3_HEADER = [
+    "id",
+    "post_id",
+    "thread_id",
+    "type",
+    "comment_id",
+    "old_visual_id",
+    "visual_id",
+    "issue",
+    "formula",
+]
+FIVE_COLUMN_HEADER = ["id", "post_id", "thread_id", "type", "formula"]
+SIX_COLUMN_HEADER = ["id", "post_id", "thread_id", "type", "visual_id", "formula"]
+_HEADERS = {tuple(h): h for h in (V3_HEADER, FIVE_COLUMN_HEADER, SIX_COLUMN_HEADER)}
+
+
+# A plain tuple, not a NamedTuple: building a NamedTuple costs a Python-level call per row,
+# a third of the parse time of a large index. Columns in FORMULA_COLUMNS order.
+FormulaRow = tuple[int, int, int, str, int | None, str, str, str, str]
+FORMULA_COLUMNS = (
+    "formula_id",
+    "post_id",
+    "thread_id",
+    "location",
+    "comment_id",
+    "visual_id",
+    "old_visual_id",
+    "issue",
+    "latex",
+)
+
+
+class SltRow(NamedTuple):
+    formula_id: int
+    slt: str
+    line: int
+
+
+def _bad_row(reader: TsvReader, row: list[str], header: list[str]) -> ImportFileError:
+    """The error for a row that failed the fast path: which column, what value."""
+    if len(row) != len(header):
+        return reader.error(f"{len(row)} columns, the header has {len(header)}")
+    values = dict(zip(header, row, strict=True))
+    for name in ("id", "post_id", "thread_id", "comment_id", "visual_id"):
+        value = values.get(name, "")
+        if (value and not value.lstrip("-").isdigit()) or (not value and name in header[:3]):
+            return reader.error(f"{name} is not an integer: {value!r}")
+    return reader.error(
+        f"unknown formula type {values['type']!r} (title, question, answer, comment)"
+    )
+
+
+def _v3_rows(reader: TsvReader, rows: Iterator[list[str]]) -> Iterator[FormulaRow]:
+    # The hot path of a 28-million-row import: unpack by position, one int() per column.
+    for row in rows:
+        try:
+            fid, pid, tid, location, cid, old, vid, issue, latex = row
+            if location not in LOCATIONS:
+                raise ValueError(location)
+            yield (
+                int(fid),
+                int(pid),
+                int(tid),
+                location,
+                int(cid) if cid else None,
+                str(int(vid)) if vid else computed_visual_id(canonical_latex(latex)),
+                old,
+                issue,
+                latex,
+            )
+        except ValueError:
+            raise _bad_row(reader, row, V3_HEADER) from None
+
+
+def _short_rows(
+    reader: TsvReader, rows: Iterator[list[str]], header: list[str]
+) -> Iterator[FormulaRow]:
+    with_vid = len(header) == len(SIX_COLUMN_HEADER)
+    for row in rows:
+        try:
+            if with_vid:
+                fid, pid, tid, location, vid, latex = row
+            else:
+                fid, pid, tid, location, latex = row
+                vid = ""
+            if location not in LOCATIONS:
+                raise ValueError(location)
+            yield (
+                int(fid),
+                int(pid),
+                int(tid),
+                location,
+                None,
+                str(int(vid)) if vid else computed_visual_id(canonical_latex(latex)),
+                "",
+                "",
+                latex,
+            )
+        except ValueError:
+            raise _bad_row(reader, row, header) from None
+
+
+def parse_formula_index(
+    path: str | Path, progress: RowProgress | None = None
+) -> Iterator[FormulaRow]:
+    """Formula instances of an index TSV (v3, 6- or 5-column form, detected by the header)."""
+    with open_text(path) as handle:
+        reader = TsvReader(path, handle)
+        header = _HEADERS.get(tuple(reader.header))
+        if header is None:
+            raise ImportFileError(
+                path, 1, f"unknown formula index header: {' '.join(reader.header)!r}"
+            )
+        rows = reader.raw_rows()
+        parsed = (
+            _v3_rows(reader, rows) if header is V3_HEADER else _short_rows(reader, rows, header)
+        )
+        if progress is None:
+            yield from parsed
+            return
+        for formula in parsed:
+            yield formula
+            progress.rows += 1
+            if not progress.rows % 8192:
+                progress.bytes_read = handle.buffer.tell()
+        progress.bytes_read = handle.buffer.tell()
+
+
+def formula_index_lines(path: str | Path) -> Iterator[tuple[int, FormulaRow]]:
+    """(line, row) of an index TSV: the slow path, to find the line of a row the database
+    refused."""
+    with open_text(path) as handle:
+        reader = TsvReader(path, handle)
+        header = _HEADERS.get(tuple(reader.header))
+        if header is None:
+            return
+        rows = reader.raw_rows()
+        parse = _v3_rows if header is V3_HEADER else None
+        for row in rows:
+            one = iter([row])
+            parsed = parse(reader, one) if parse else _short_rows(reader, one, header)
+            yield reader.error("").line or 0, next(parsed)
+
+
+def parse_slt(path: str | Path, progress: RowProgress | None = None) -> Iterator[SltRow]:
+    """(formula id, Presentation MathML) of an SLT TSV: first column ``id``, MathML last."""
+    with open_text(path) as handle:
+        reader = TsvReader(path, handle)
+        if len(reader.header) < 2 or reader.header[0] != "id":
+            raise ImportFileError(path, 1, f"unknown SLT header: {' '.join(reader.header)!r}")
+        for row in reader:
+            try:
+                formula_id = int(row[0])
+            except ValueError:
+                raise reader.error(f"id is not an integer: {row[0]!r}") from None
+            yield SltRow(formula_id, row[-1], reader.line)
+            if progress is not None:
+                progress.rows += 1
+                if not progress.rows % 8192:
+                    progress.bytes_read = handle.buffer.tell()

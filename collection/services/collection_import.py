@@ -1,0 +1,289 @@
+"""Import the collection: Stack Exchange posts and comments, formula index, SLT (issue 2, item 4).
+
+Each file is loaded in its own transaction with COPY (bulk_create on SQLite), streamed in
+batches; a file that fails leaves nothing of itself behind. Checks that need the database
+(an answer's question, a formula's post) run as set-based queries after the load and before
+the commit; only on failure is the file read again to find the offending line.
+"""
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any, TypeVar
+
+from django.db import IntegrityError, transaction
+
+from collection.bulkload import bulk_insert
+from collection.formats.errors import ImportFileError
+from collection.formats.formula_index import (
+    FORMULA_COLUMNS,
+    formula_index_lines,
+    parse_formula_index,
+    parse_slt,
+)
+from collection.formats.stackexchange import (
+    QUESTION,
+    PostRecord,
+    RowProgress,
+    parse_comments,
+    parse_posts,
+)
+from collection.formats.visual_ids import COMPUTED_PREFIX, visual_id_for
+from collection.models import Comment, Formula, Post, Thread
+from collection.services.integrity import check_references, find_line, integrity_error
+
+# Posts go in chunks (threads of a chunk before its posts): bodies make rows large.
+POST_CHUNK = 10_000
+SLT_CHUNK = 2_000
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ImportProgress:
+    """Where an import is: the file, rows read, bytes of it consumed (for a progress bar)."""
+
+    stage: str  # posts | comments | formulas | slt
+    path: str
+    rows: int
+    bytes_read: int
+    bytes_total: int
+
+
+ProgressCallback = Callable[[ImportProgress], None]
+
+
+@dataclass(frozen=True)
+class CollectionImportReport:
+    threads: int = 0
+    posts: int = 0
+    comments: int = 0
+    formulas: int = 0
+    slt: int = 0  # formulas given their Presentation MathML
+
+
+class _Reporter:
+    """Calls the progress callback at most every ``every`` rows."""
+
+    def __init__(self, stage: str, path: str | Path, callback: ProgressCallback | None) -> None:
+        self.stage, self.path, self.callback = stage, str(path), callback
+        self.state = RowProgress()
+        self.total = os.path.getsize(path) if os.path.exists(path) else 0
+        self._last = 0
+
+    def tick(self, every: int = 20_000) -> None:
+        if self.callback is not None and self.state.rows - self._last >= every:
+            self._last = self.state.rows
+            self.report()
+
+    def report(self) -> None:
+        if self.callback is not None:
+            read = min(self.state.bytes_read, self.total)
+            self.callback(ImportProgress(self.stage, self.path, self.state.rows, read, self.total))
+
+    def watch(self, items: Iterable[T]) -> Iterator[T]:
+        for item in items:
+            yield item
+            self.tick()
+
+
+def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def _thread_row(post: PostRecord) -> tuple[Any, ...]:
+    return (post.id, post.title, json.dumps(post.tags))
+
+
+def _post_row(post: PostRecord) -> tuple[Any, ...]:
+    return (
+        post.id,
+        post.thread_id,
+        post.kind,
+        post.body,
+        post.score,
+        post.created_at,
+        post.owner_user_id,
+    )
+
+
+def _load_posts(path: str | Path, reporter: _Reporter) -> tuple[int, int]:
+    threads = posts = 0
+    for chunk in _chunks(parse_posts(path, reporter.state), POST_CHUNK):
+        threads += bulk_insert(
+            Thread, ["id", "title", "tags"], [_thread_row(p) for p in chunk if p.kind == QUESTION]
+        )
+        posts += bulk_insert(
+            Post,
+            ["id", "thread_id", "kind", "body", "score", "created_at", "owner_user_id"],
+            [_post_row(p) for p in chunk],
+        )
+        reporter.tick(0)
+    return threads, posts
+
+
+def posts_import(path: str | Path, progress: ProgressCallback | None = None) -> tuple[int, int]:
+    """Threads (one per question: id, title, tags) and posts of a ``Posts.xml``.
+
+    An answer's thread is its ParentId; the question may come later in the file or be stored
+    already, but must exist once the file is loaded.
+    """
+    reporter = _Reporter("posts", path, progress)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                threads, posts = _load_posts(path, reporter)
+        except IntegrityError as error:
+            raise integrity_error(path, error, lambda key: _post_line(path, key)) from None
+        orphan = check_references(Post, ["thread_id"])
+        if orphan is not None:
+            line = find_line(p.line for p in parse_posts(path) if p.thread_id == orphan.value)
+            answer = find_line(p.id for p in parse_posts(path) if p.thread_id == orphan.value)
+            raise ImportFileError(
+                path,
+                line,
+                f"answer {answer}: its question {orphan.value} is not in the collection",
+            )
+    reporter.report()
+    return threads, posts
+
+
+def _post_line(path: str | Path, post_id: int) -> int | None:
+    return find_line((p.line for p in parse_posts(path) if p.id == post_id), last=True)
+
+
+def comments_import(path: str | Path, progress: ProgressCallback | None = None) -> int:
+    """Comments of a ``Comments.xml``; each comment's post must be in the collection."""
+    reporter = _Reporter("comments", path, progress)
+    rows = (
+        (c.id, c.post_id, c.text, c.score, c.created_at, c.user_id)
+        for c in reporter.watch(parse_comments(path, reporter.state))
+    )
+
+    def line_of(comment_id: int) -> int | None:
+        return find_line((c.line for c in parse_comments(path) if c.id == comment_id), last=True)
+
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                count = bulk_insert(
+                    Comment, ["id", "post_id", "text", "score", "created_at", "user_id"], rows
+                )
+        except IntegrityError as error:
+            raise integrity_error(path, error, line_of) from None
+        orphan = check_references(Comment, ["post_id"])
+        if orphan is not None:
+            found = next((c for c in parse_comments(path) if c.post_id == orphan.value), None)
+            raise ImportFileError(
+                path,
+                found.line if found else None,
+                f"comment {found.id if found else '?'}: post {orphan.value} is not in the "
+                "collection",
+            )
+    reporter.report()
+    return count
+
+
+def _formula_line(path: str | Path, column: str, value: int) -> tuple[int | None, int | None]:
+    """(line, formula id) of the first row whose ``column`` is ``value`` (error path only)."""
+    position = FORMULA_COLUMNS.index(column)
+    for line, row in formula_index_lines(path):
+        if row[position] == value:
+            return line, row[0]
+    return None, None
+
+
+def formulas_import(path: str | Path, progress: ProgressCallback | None = None) -> int:
+    """Formula instances of an ARQMath formula index TSV (v3 or the 5-column form).
+
+    Each formula's post, thread and (for comments) comment must be in the collection. A row
+    without a visual id gets one computed from its LaTeX (DESIGN.md; SLT replaces it later).
+    """
+    reporter = _Reporter("formulas", path, progress)
+    rows = reporter.watch(parse_formula_index(path, reporter.state))
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                count = bulk_insert(Formula, FORMULA_COLUMNS, rows)
+        except IntegrityError as error:
+            raise integrity_error(
+                path, error, lambda key: _formula_line(path, "formula_id", key)[0]
+            ) from None
+        orphan = check_references(Formula, ["post_id", "thread_id", "comment_id"])
+        if orphan is not None:
+            line, formula_id = _formula_line(path, orphan.column, orphan.value)
+            what = orphan.column.removesuffix("_id")
+            raise ImportFileError(
+                path,
+                line,
+                f"formula {formula_id}: {what} {orphan.value} is not in the collection",
+            )
+    reporter.report()
+    return count
+
+
+def _apply_slt(path: str | Path, chunk: list[Any]) -> int:
+    ids = [row.formula_id for row in chunk]
+    stored = {
+        f.formula_id: f
+        for f in Formula.objects.filter(formula_id__in=ids).only("visual_id", "latex")
+    }
+    changed = []
+    for row in chunk:
+        formula = stored.get(row.formula_id)
+        if formula is None:
+            raise ImportFileError(
+                path, row.line, f"formula {row.formula_id} is not in the formula index"
+            )
+        formula.slt = row.slt
+        if formula.visual_id.startswith(COMPUTED_PREFIX):  # computed from LaTeX: SLT is better
+            formula.visual_id = visual_id_for(latex=formula.latex, slt=row.slt)
+        changed.append(formula)
+    Formula.objects.bulk_update(changed, ["slt", "visual_id"])
+    return len(changed)
+
+
+def slt_import(path: str | Path, progress: ProgressCallback | None = None) -> int:
+    """Presentation MathML of stored formulas (an SLT TSV keyed by formula id).
+
+    A visual id the index did not give is recomputed from the SLT, as DESIGN.md prefers it.
+    Rows with an empty MathML cell (a failed conversion) are left out.
+    """
+    reporter = _Reporter("slt", path, progress)
+    count = 0
+    with transaction.atomic():
+        rows = (r for r in parse_slt(path, reporter.state) if r.slt.strip())
+        for chunk in _chunks(rows, SLT_CHUNK):
+            count += _apply_slt(path, chunk)
+            reporter.tick(0)
+    reporter.report()
+    return count
+
+
+def collection_import(
+    *,
+    posts: str | Path | None = None,
+    comments: str | Path | None = None,
+    formulas: str | Path | None = None,
+    slt: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+) -> CollectionImportReport:
+    """Import collection files in dependency order: posts, comments, formulas, SLT.
+
+    One transaction per file: when a file fails (ImportFileError naming file and line), the
+    files before it stay imported and nothing of the failed one is kept.
+    """
+    threads = post_count = comment_count = formula_count = slt_count = 0
+    if posts is not None:
+        threads, post_count = posts_import(posts, progress)
+    if comments is not None:
+        comment_count = comments_import(comments, progress)
+    if formulas is not None:
+        formula_count = formulas_import(formulas, progress)
+    if slt is not None:
+        slt_count = slt_import(slt, progress)
+    return CollectionImportReport(threads, post_count, comment_count, formula_count, slt_count)

@@ -1,0 +1,208 @@
+"""Import ARQMath topic files into a campaign's task (issue 2, item 4)."""
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from collection.formats.errors import ImportFileError
+from collection.formats.topics import (
+    TopicRecord,
+    parse_topic_formulas,
+    parse_topics,
+)
+from collection.formats.visual_ids import visual_id_for
+from collection.models import Campaign, RetrievalTask, Topic, TopicFormula
+
+_FORM_OF_KIND = {
+    RetrievalTask.Kind.ANSWER: "answer",
+    RetrievalTask.Kind.OPENQA: "answer",
+    RetrievalTask.Kind.FORMULA: "formula",
+}
+
+
+@dataclass(frozen=True)
+class TopicsImportReport:
+    created: int
+    updated: int
+    unchanged: int
+
+
+@dataclass
+class _TopicFormulas:
+    """What the topic formula TSVs say about one topic: its thread and its formulas."""
+
+    thread_id: int | None = None
+    # formula id -> field values of TopicFormula
+    formulas: dict[str, dict[str, str]] | None = None
+
+
+def _topic_key(number: str) -> str:
+    """ "A.301" and "B.301" share the formulas of question 301 (the TSVs name the A topic)."""
+    return number.partition(".")[2] or number
+
+
+def _read_formula_files(
+    latex: str | Path | None, slt: str | Path | None
+) -> dict[str, _TopicFormulas]:
+    by_topic: dict[str, _TopicFormulas] = defaultdict(_TopicFormulas)
+    for path, column in ((latex, "latex"), (slt, "slt")):
+        if path is None:
+            continue
+        for row in parse_topic_formulas(path):
+            entry = by_topic[_topic_key(row.topic)]
+            entry.thread_id = entry.thread_id or row.thread_id
+            entry.formulas = entry.formulas if entry.formulas is not None else {}
+            values = entry.formulas.setdefault(
+                row.formula_id, {"location": row.location, "latex": "", "slt": ""}
+            )
+            values[column] = row.text.strip()
+    for entry in by_topic.values():
+        for values in (entry.formulas or {}).values():
+            values["visual_id"] = visual_id_for(latex=values["latex"], slt=values["slt"])
+    return by_topic
+
+
+def _task(*, path: str | Path, campaign_name: str, task_kind: str, create: bool) -> RetrievalTask:
+    if task_kind not in _FORM_OF_KIND:
+        raise ImportFileError(path, None, f"unknown task kind {task_kind!r}")
+    if create:
+        campaign, _ = Campaign.objects.get_or_create(name=campaign_name)
+        task, _ = RetrievalTask.objects.get_or_create(campaign=campaign, kind=task_kind)
+        return task
+    try:
+        return RetrievalTask.objects.select_related("campaign").get(
+            campaign__name=campaign_name, kind=task_kind
+        )
+    except RetrievalTask.DoesNotExist:
+        raise ImportFileError(
+            path, None, f"campaign {campaign_name!r} has no {task_kind} task (create=False)"
+        ) from None
+
+
+def _read_topics(path: str | Path, task_kind: str) -> list[TopicRecord]:
+    records: list[TopicRecord] = []
+    seen: set[str] = set()
+    expected = _FORM_OF_KIND[RetrievalTask.Kind(task_kind)]
+    for record in parse_topics(path):
+        if record.form != expected:
+            raise ImportFileError(
+                path,
+                record.line,
+                f"topic {record.number} is in the {record.form}-task form; "
+                f"a {task_kind} task takes the {expected}-task form",
+            )
+        if record.number in seen:
+            raise ImportFileError(path, record.line, f"topic {record.number} appears twice")
+        seen.add(record.number)
+        records.append(record)
+    return records
+
+
+def _wanted_fields(
+    record: TopicRecord, known: _TopicFormulas | None, topic: Topic | None
+) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "title": record.title,
+        "question": record.question,
+        "tags": record.tags,
+        "formula_id": record.formula_id,
+        "latex": record.latex,
+        "metadata": {**(topic.metadata if topic else {}), **record.metadata},
+    }
+    if known is not None and known.thread_id is not None:
+        fields["thread_id"] = known.thread_id
+    return fields
+
+
+def _formulas_differ(topic: Topic, wanted: dict[str, dict[str, str]]) -> bool:
+    have = {
+        f.formula_id: {
+            "location": f.location,
+            "latex": f.latex,
+            "slt": f.slt,
+            "visual_id": f.visual_id,
+        }
+        for f in topic.formulas.all()
+    }
+    return have != wanted
+
+
+def _save_topic(
+    task: RetrievalTask, record: TopicRecord, known: _TopicFormulas | None, topic: Topic | None
+) -> str:
+    """Create or update one topic and its formulas; says "created", "updated" or "unchanged"."""
+    fields = _wanted_fields(record, known, topic)
+    wanted = known.formulas if known is not None else None
+    if topic is None:
+        topic = Topic.objects.create(task=task, number=record.number, **fields)
+        outcome = "created"
+    else:
+        changed = [name for name, value in fields.items() if getattr(topic, name) != value]
+        formulas_changed = wanted is not None and _formulas_differ(topic, wanted)
+        if not changed and not formulas_changed:
+            return "unchanged"
+        for name in changed:
+            setattr(topic, name, fields[name])
+        if changed:
+            topic.save(update_fields=changed)
+        outcome = "updated"
+    if wanted is not None:
+        topic.formulas.all().delete()
+        TopicFormula.objects.bulk_create(
+            TopicFormula(topic=topic, formula_id=formula_id, **values)
+            for formula_id, values in wanted.items()
+        )
+    return outcome
+
+
+def _link_formula_topics(campaign: Campaign) -> None:
+    """Point each formula topic at the answer topic of the same question (same thread)."""
+    answers = {
+        t.thread_id: t
+        for t in Topic.objects.filter(
+            task__campaign=campaign, task__kind=RetrievalTask.Kind.ANSWER, thread_id__isnull=False
+        )
+    }
+    if not answers:
+        return
+    for topic in Topic.objects.filter(
+        task__campaign=campaign,
+        task__kind=RetrievalTask.Kind.FORMULA,
+        source_topic__isnull=True,
+        thread_id__in=list(answers),
+    ):
+        topic.source_topic = answers[topic.thread_id]
+        topic.save(update_fields=["source_topic"])
+
+
+def topics_import(
+    *,
+    path: str | Path,
+    campaign_name: str,
+    task_kind: str,
+    formulas_latex: str | Path | None = None,
+    formulas_slt: str | Path | None = None,
+    create: bool = True,
+) -> TopicsImportReport:
+    """Import an ARQMath topic file (Task 1 or Task 2 form) into the campaign's task.
+
+    Creates the campaign and task when missing (unless ``create=False``). Idempotent: a topic
+    already stored as in the file is left alone; a changed one is updated in place (matched by
+    number), never duplicated. With the topic formula TSVs, each topic gets its formulas
+    (LaTeX, SLT, visual id) and its thread id. The file is read and checked before anything is
+    written, and written in one transaction: a bad file leaves nothing behind.
+    """
+    records = _read_topics(path, task_kind)
+    known = _read_formula_files(formulas_latex, formulas_slt)
+    counts = {"created": 0, "updated": 0, "unchanged": 0}
+    with transaction.atomic():
+        task = _task(path=path, campaign_name=campaign_name, task_kind=task_kind, create=create)
+        stored = {t.number: t for t in Topic.objects.filter(task=task).prefetch_related("formulas")}
+        for record in records:
+            entry = known.get(_topic_key(record.number))
+            counts[_save_topic(task, record, entry, stored.get(record.number))] += 1
+        _link_formula_topics(task.campaign)
+    return TopicsImportReport(**counts)
