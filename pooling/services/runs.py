@@ -188,3 +188,8 @@ def _store(
             run.save()
         run_rows_store(run_id=run.pk, rows=parsed.rows, topic_ids=topic_ids)
     return RunSubmission(run=run, created=created, warnings=parsed.report()["warnings"])
+
+
+def team_ensure(*, name: str) -> tuple[Team, bool]:
+    """The team called ``name``, created when an organizer imports its first run."""
+    return Team.objects.get_or_create(name=name)

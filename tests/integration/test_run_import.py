@@ -1,0 +1,133 @@
+"""import_run / import_runs / create_token, and the real ARQMath-1 runs imported end to end."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from collection.models import Campaign, RetrievalTask, Topic
+from pooling.models import Run, RunRow, Team
+from tests.factories.collection import RetrievalTaskFactory, TopicFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+REAL_RUNS = {
+    "MathDowsers-alpha05noReRank-prime.tsv": ("MathDowsers", "primary", 8421),
+    "MIRMU-Ensemble-prime.tsv": ("MIRMU", "primary", 13905),
+    "LinkedMSE-baseline-prime.tsv": ("LinkedMSE", "primary", 768),
+}
+
+
+def load_2020_topics(arqmath_data: Path) -> RetrievalTask:
+    path = arqmath_data / "topics" / "2020" / "task1-topics.xml"
+    try:
+        from collection.services.topics_import import topics_import
+    except ImportError:  # helper A's importer not in this checkout: numbers are enough here
+        task = RetrievalTaskFactory.create(
+            campaign=Campaign.objects.create(name="ARQMath-1"), kind="answer"
+        )
+        for number in re.findall(r'<Topic number="(A\.\d+)"', path.read_text()):
+            TopicFactory.create(task=task, number=number)
+        return task
+    topics_import(path=path, campaign_name="ARQMath-1", task_kind="answer")
+    return RetrievalTask.objects.get(campaign__name="ARQMath-1", kind="answer")
+
+
+def test_real_arqmath_2020_runs_import_as_trec_task1_runs(arqmath_data: Path) -> None:
+    task = load_2020_topics(arqmath_data)
+    assert Topic.objects.filter(task=task).count() == 98
+    folder = arqmath_data / "runs" / "2020-task1"
+    for name, (team, role, rows) in REAL_RUNS.items():
+        out = StringIO()
+        call_command(
+            "import_run",
+            str(folder / name),
+            "--campaign=ARQMath-1",
+            "--task=task1",
+            f"--team={team}",
+            f"--tag={name.removesuffix('.tsv')}",
+            f"--role={role}",
+            *(["--baseline", "--pool-as-primary"] if team == "LinkedMSE" else []),
+            stdout=out,
+        )
+        run = Run.objects.get(team__name=team)
+        assert (run.file_format, run.row_count) == ("trec", rows), out.getvalue()
+        assert RunRow.objects.filter(run=run).count() == rows
+    baseline = Run.objects.get(team__name="LinkedMSE")
+    assert (baseline.is_baseline, baseline.pool_as_primary) == (True, True)
+    # The file's first row, as stored.
+    first = RunRow.objects.filter(run=baseline, topic__number="A.1").order_by("rank").first()
+    assert first is not None
+    assert (first.post_id, first.rank, first.score) == (2760112, 1, 2.0)
+
+
+def test_import_run_prints_every_problem_and_stores_nothing_when_file_is_bad(tmp_path) -> None:
+    task = RetrievalTaskFactory.create(kind="answer")
+    TopicFactory.create(task=task, number="A.1")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("A.1 Q0 5 1 1 t\nA.1 Q0 5 2 0.5 t\nA.7 Q0 6 3 0.5 t\n")
+    err = StringIO()
+    with pytest.raises(CommandError, match="not stored"):
+        call_command(
+            "import_run",
+            str(bad),
+            f"--campaign={task.campaign.name}",
+            "--task=answer",
+            "--team=T",
+            "--tag=t",
+            "--role=primary",
+            stderr=err,
+        )
+    assert "line 2: document 5 repeated" in err.getvalue()
+    assert "line 3: topic 'A.7' is not a topic of this task" in err.getvalue()
+    assert not Run.objects.exists()
+
+
+def test_import_runs_reads_team_tag_and_role_from_arqmath_file_names(tmp_path) -> None:
+    task = RetrievalTaskFactory.create(kind="answer")
+    TopicFactory.create(task=task, number="A.1")
+    files = {
+        "TangentS-task1-math-only-auto-math-A.tsv": "A.1\t11\t1\t1.0\tx\n",
+        "TangentS-task1-combined-manual-both-P.tsv": "A.1\t12\t1\t1.0\ty\n",
+        "Other-task1-run1-auto-text-P.tsv": "A.1\tbad\t1\t1.0\tz\n",
+        "README.txt": "not a run",
+        "Team-task2-x-auto-both-P.tsv": "B.1\t1\t2\t1\t1.0\tz\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    out, err = StringIO(), StringIO()
+    with pytest.raises(CommandError, match=re.escape("Other-task1-run1-auto-text-P.tsv")):
+        call_command(
+            "import_runs",
+            str(tmp_path),
+            f"--campaign={task.campaign.name}",
+            "--task=answer",
+            stdout=out,
+            stderr=err,
+        )
+    runs = {r.tag: r for r in Run.objects.select_related("team")}
+    assert set(runs) == {"math-only", "combined"}
+    assert (runs["math-only"].role, runs["math-only"].declared_data) == ("alternate", "math")
+    assert (runs["combined"].role, runs["combined"].is_manual) == ("primary", True)
+    assert runs["combined"].team.name == "TangentS"
+    assert "README.txt: skipped" in out.getvalue()
+    assert "2 run(s) stored, 1 not stored" in out.getvalue()
+
+
+def test_create_token_prints_the_same_token_each_time_and_joins_the_team() -> None:
+    UserFactory.create(username="carol")
+    first, second = StringIO(), StringIO()
+    call_command("create_token", "carol", "--team=Carols", stdout=first)
+    call_command("create_token", "carol", stdout=second)
+    assert first.getvalue() == second.getvalue()
+    assert len(first.getvalue().strip()) == 40
+    assert Team.objects.get(name="Carols").members.filter(username="carol").exists()
+
+
+def test_create_token_fails_clearly_when_user_is_unknown() -> None:
+    with pytest.raises(CommandError, match="no user 'nobody'"):
+        call_command("create_token", "nobody")
