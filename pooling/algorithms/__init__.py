@@ -17,6 +17,7 @@ from pooling.algorithms.formula import (
 )
 from pooling.algorithms.instances import select_by_thread, select_by_vote, select_instances
 from pooling.algorithms.openqa import GeneratedAnswer, answer_key, openqa_pool
+from pooling.algorithms.plan import PlannedItem, plan_answer_topic, plan_formula_topic
 from pooling.algorithms.settings import PoolSettings, RunSpec, answer_depth, formula_k
 
 
@@ -36,6 +37,7 @@ __all__ = [
     "FormulaPool",
     "FormulaRow",
     "GeneratedAnswer",
+    "PlannedItem",
     "PoolSettings",
     "RunSpec",
     "answer_depth",
@@ -47,6 +49,8 @@ __all__ = [
     "in_rank_order",
     "item_rng",
     "openqa_pool",
+    "plan_answer_topic",
+    "plan_formula_topic",
     "pooled_formula_rows",
     "pooled_posts",
     "select_by_thread",

@@ -1,0 +1,51 @@
+"""``manage.py build_pools --campaign C --task T [--seed N]``: build a task's pools here and now."""
+
+from typing import Any, TextIO, cast
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from collection.models import RetrievalTask
+from pooling.services.pools import PoolBuildError, pool_build
+
+
+def task_from_options(options: dict[str, Any]) -> RetrievalTask:
+    """The task named by --campaign (name) and --task (kind: answer, formula, openqa)."""
+    try:
+        return RetrievalTask.objects.select_related("campaign").get(
+            campaign__name=options["campaign"], kind=options["task"]
+        )
+    except RetrievalTask.DoesNotExist as error:
+        raise CommandError(
+            f"no {options['task']!r} task in campaign {options['campaign']!r}"
+        ) from error
+
+
+class Command(BaseCommand):
+    help = "Build (or incrementally rebuild) the judgment pools of a task, showing progress."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--campaign", required=True, help="Campaign name, e.g. ARQMath-3")
+        parser.add_argument(
+            "--task", required=True, choices=[kind.value for kind in RetrievalTask.Kind]
+        )
+        parser.add_argument("--seed", type=int, default=None, help="Default: the task's seed")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        task = task_from_options(options)
+        with tqdm(
+            total=0, unit="topic", desc="pooling", file=cast(TextIO, self.stderr._out)
+        ) as bar:
+
+            def progress(done: int, total: int) -> None:
+                bar.total = total
+                bar.update(done - bar.n)
+
+            try:
+                build = pool_build(task=task, seed=options["seed"], progress=progress)
+            except PoolBuildError as error:
+                raise CommandError(str(error)) from error
+        stats = ", ".join(f"{name} {value}" for name, value in build.stats.items()) or "no change"
+        self.stdout.write(
+            self.style.SUCCESS(f"Build {build.pk}: {build.topics_done} topics; {stats}")
+        )

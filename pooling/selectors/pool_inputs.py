@@ -1,0 +1,210 @@
+"""What a pool build reads: the task's settings, its runs and their ranked rows, in bulk.
+
+Rows are read with a few SQL statements for the whole task (never one ORM object per row). Only
+a prefix of each run is needed — its first ``depth`` distinct posts or ``k`` visual ids — so the
+first pass reads ranks up to a cut-off and a second pass completes the (run, topic) pairs whose
+prefix fell short (repeated posts, a run dominated by a few visual ids, odd ranks). The result is
+exactly what reading every row would give, because runs are pooled in rank order.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+from django.db.models import Q
+
+from collection.models import Formula, RetrievalTask, Topic
+from pooling.algorithms import (
+    AnswerRow,
+    FormulaRow,
+    PoolSettings,
+    RunSpec,
+    answer_depth,
+    formula_k,
+)
+from pooling.models import Run, RunRow
+
+_RUNROW = RunRow._meta.db_table
+_FORMULA = Formula._meta.db_table
+_TOPIC = Topic._meta.db_table
+
+
+def pooling_target(task: RetrievalTask) -> RetrievalTask:
+    """The task whose pools a build of ``task`` writes: open QA joins its answer task's pools."""
+    if task.kind != RetrievalTask.Kind.OPENQA:
+        return task
+    if task.answer_task_id:
+        return RetrievalTask.objects.get(pk=task.answer_task_id)
+    return RetrievalTask.objects.get(campaign_id=task.campaign_id, kind=RetrievalTask.Kind.ANSWER)
+
+
+def pool_settings(task: RetrievalTask, seed: int | None = None) -> PoolSettings:
+    return PoolSettings(
+        primary_depth=task.primary_depth,
+        alternate_depth=task.alternate_depth,
+        primary_k=task.primary_k,
+        alternate_k=task.alternate_k,
+        max_instances=task.max_instances,
+        formula_policy="thread" if task.formula_policy == "thread" else "vote",
+        seed=task.pool_seed if seed is None else seed,
+    )
+
+
+@dataclass(frozen=True)
+class PooledRuns:
+    specs: list[RunSpec]
+    openqa_run_ids: list[int]
+    described: list[dict[str, Any]]  # recorded on the build
+
+
+def pooled_runs(target: RetrievalTask) -> PooledRuns:
+    """Accepted runs of ``target`` and, for an answer task, the open-QA runs that join it."""
+    runs = list(
+        Run.objects.filter(task=target, status=Run.Status.ACCEPTED)
+        .order_by("id")
+        .values("id", "role", "pool_as_primary", "depth_override", "version")
+    )
+    specs = [
+        RunSpec(
+            r["id"],
+            "primary" if r["role"] == Run.Role.PRIMARY else "alternate",
+            bool(r["pool_as_primary"]),
+            r["depth_override"],
+        )
+        for r in runs
+    ]
+    openqa: list[int] = []
+    if target.kind == RetrievalTask.Kind.ANSWER:
+        openqa = list(
+            Run.objects.filter(
+                Q(task__answer_task__isnull=True) | Q(task__answer_task=target),
+                task__campaign_id=target.campaign_id,
+                task__kind=RetrievalTask.Kind.OPENQA,
+                status=Run.Status.ACCEPTED,
+            )
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+    described: list[dict[str, Any]] = [
+        {"run": r["id"], **{key: value for key, value in r.items() if key != "id"}} for r in runs
+    ]
+    described += [{"run": run_id, "openqa": True} for run_id in openqa]
+    return PooledRuns(specs, openqa, described)
+
+
+def _placeholders(values: Sequence[object]) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def _fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
+
+
+_ANSWER_SQL = (
+    f"SELECT run_id, topic_id, rank, score, post_id FROM {_RUNROW} "  # noqa: S608
+    "WHERE post_id IS NOT NULL AND {where}"
+)
+_FORMULA_SQL = (
+    "SELECT r.run_id, r.topic_id, r.rank, r.score, r.formula_id, "  # noqa: S608
+    "COALESCE(f.post_id, r.post_id, 0), COALESCE(f.thread_id, 0), f.visual_id "
+    f"FROM {_RUNROW} r LEFT JOIN {_FORMULA} f ON f.formula_id = r.formula_id "
+    "WHERE r.formula_id IS NOT NULL AND {where}"
+)
+
+
+def _read_answer(where: str, params: Sequence[object], into: dict) -> None:
+    for run_id, topic_id, rank, score, post_id in _fetch(
+        _ANSWER_SQL.format(where=where.format(p="")), params
+    ):
+        into[topic_id][run_id].append((rank, score, post_id))
+
+
+def _read_formula(where: str, params: Sequence[object], into: dict) -> None:
+    sql = _FORMULA_SQL.format(where=where.format(p="r."))
+    for run_id, topic_id, rank, score, formula_id, post, thread, visual in _fetch(sql, params):
+        # A formula the index does not know is its own visually distinct formula.
+        visual_id = visual or f"f{formula_id}"
+        into[topic_id][run_id].append(FormulaRow(rank, score, formula_id, post, thread, visual_id))
+
+
+def _distinct_posts(rows: list[AnswerRow]) -> int:
+    return len({row[2] for row in rows})
+
+
+def _distinct_visual_ids(rows: list[FormulaRow]) -> int:
+    return len({row.visual_id for row in rows})
+
+
+def _ranked_rows(
+    run_limits: dict[int, int],
+    topic_ids: Sequence[int],
+    cutoff: int,
+    read: Callable[[str, Sequence[object], dict], None],
+    enough: Callable[[list[Any]], int],
+) -> dict[int, dict[int, list[Any]]]:
+    """topic pk -> run pk -> rows, complete up to each run's limit (see the module docstring).
+
+    ``read`` takes a WHERE clause whose columns carry a ``{p}`` prefix placeholder."""
+    into: dict[int, dict[int, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    if not run_limits or not topic_ids:
+        return into
+    run_ids = sorted(run_limits)
+    first = (
+        f"{{p}}run_id IN ({_placeholders(run_ids)}) "
+        f"AND {{p}}topic_id IN ({_placeholders(topic_ids)}) AND {{p}}rank <= %s"
+    )
+    read(first, [*run_ids, *topic_ids, cutoff], into)
+    for run_id in run_ids:
+        short = [
+            topic_id
+            for topic_id in topic_ids
+            if enough(into[topic_id][run_id]) < run_limits[run_id]
+        ]
+        if short:
+            where = (
+                f"{{p}}run_id = %s AND {{p}}topic_id IN ({_placeholders(short)}) AND {{p}}rank > %s"
+            )
+            read(where, [run_id, *short, cutoff], into)
+    return into
+
+
+def answer_rows(
+    specs: Sequence[RunSpec], settings: PoolSettings, topic_ids: Sequence[int]
+) -> dict[int, dict[int, list[AnswerRow]]]:
+    """Each run's ranked (rank, score, post id) rows per topic, enough to pool it."""
+    limits = {spec.run_id: answer_depth(spec, settings) for spec in specs}
+    cutoff = max(limits.values(), default=0) + 20  # room for a few repeated posts
+    return _ranked_rows(limits, topic_ids, cutoff, _read_answer, _distinct_posts)
+
+
+def formula_rows(
+    specs: Sequence[RunSpec], settings: PoolSettings, topic_ids: Sequence[int]
+) -> dict[int, dict[int, list[FormulaRow]]]:
+    """Each run's ranked formula rows per topic with visual ids, enough to pool it."""
+    limits = {spec.run_id: formula_k(spec, settings) for spec in specs}
+    cutoff = 4 * max(limits.values(), default=0)  # visual ids repeat: walk further
+    return _ranked_rows(limits, topic_ids, cutoff, _read_formula, _distinct_visual_ids)
+
+
+def openqa_answers(
+    run_ids: Sequence[int], topic_ids_by_number: dict[str, int]
+) -> dict[int, list[tuple[int, int, str]]]:
+    """target topic pk -> (run id, rank, answer text), matched on the topic number."""
+    found: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    if not run_ids:
+        return found
+    sql = (
+        f"SELECT r.run_id, t.number, r.rank, r.answer FROM {_RUNROW} r "  # noqa: S608
+        f"JOIN {_TOPIC} t ON t.id = r.topic_id WHERE r.run_id IN ({_placeholders(run_ids)})"
+    )
+    for run_id, number, rank, answer in _fetch(sql, list(run_ids)):
+        topic_id = topic_ids_by_number.get(number)
+        if topic_id is not None:
+            found[topic_id].append((run_id, rank, answer))
+    return found
