@@ -33,7 +33,7 @@ class PostView:
 @dataclass(frozen=True)
 class ThreadDetail:
     id: int
-    title: str
+    title_html: str  # titles carry formula spans in ARQMath: sanitized like bodies
     tags: list[str]
     question: PostView | None  # None only if the dump had a thread without its question row
     answers: list[PostView]
@@ -83,7 +83,7 @@ def thread_detail(thread_id: int) -> ThreadDetail:
     question = next((view for view in views if view.is_question), None)
     return ThreadDetail(
         id=thread.id,
-        title=thread.title,
+        title_html=clean_post_html(thread.title, thread_of={}),
         tags=list(thread.tags or []),
         question=question,
         answers=[view for view in views if not view.is_question],

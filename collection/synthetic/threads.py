@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from collection.synthetic.vocabulary import (
+    ANSWER_COMMENTS,
     ANSWER_MIDDLES,
     ANSWER_OPENERS,
     ASK,
-    COMMENTS,
     COMMON_SHAPES,
     EXTERNAL_LINKS,
     INTRO,
+    QUESTION_COMMENTS,
     SHAPES_OF_SUBJECT,
     SUBJECTS,
     FormulaShape,
@@ -234,7 +235,7 @@ def _choose_accepted(rng: random.Random, thread: ThreadRecord) -> None:
 def _add_comments(rng: random.Random, thread: ThreadRecord, post: PostRecord) -> None:
     for number in range(rng.choice((0, 0, 0, 1, 1, 2, 3))):
         comment_id = 4 * post.id + number
-        text = rng.choice(COMMENTS)
+        text = rng.choice(QUESTION_COMMENTS if post.kind == 1 else ANSWER_COMMENTS)
         if "%(f)s" in text:
             shape = rng.choice(thread.key_shapes)
             latex = shape.spellings[0]

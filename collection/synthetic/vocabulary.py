@@ -185,13 +185,18 @@ ANSWER_MIDDLES = (
     "Hence",
     "Applying this twice,",
 )
-COMMENTS = (
+ANSWER_COMMENTS = (
     "Nice answer, thanks!",
     "Could you explain the second step?",
     "Why can we assume %(f)s here?",
-    "This is a duplicate of an older question.",
     "I think there is a typo in %(f)s.",
     "+1, very clear.",
+)
+QUESTION_COMMENTS = (
+    "What have you tried so far?",
+    "Is %(f)s part of the hypothesis?",
+    "This is a duplicate of an older question.",
+    "Please add some context.",
 )
 EXTERNAL_LINKS = (
     ("https://en.wikipedia.org/wiki/Mathematical_induction", "induction"),

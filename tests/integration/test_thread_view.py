@@ -29,7 +29,14 @@ def linked_thread() -> int:
 
 @pytest.fixture
 def thread_id(linked_thread: int) -> int:
-    thread = ThreadFactory(id=1000, title="Is $x^2+1$ ever zero?", tags=["algebra", "roots"])
+    thread = ThreadFactory(
+        id=1000,
+        title=(
+            'Is <span class="math-container" id="4700">$x^2+1$</span> '
+            'ever <b onclick="x()">zero</b>?'
+        ),
+        tags=["algebra", "roots"],
+    )
     question = PostFactory(id=1000, thread=thread, kind=Post.Kind.QUESTION, body=PAYLOAD, score=7)
     PostFactory(id=1001, thread=thread, body="<p>Low answer</p>", score=-2)
     best = PostFactory(id=1002, thread=thread, body="<p>Best answer</p>", score=12)
@@ -61,7 +68,8 @@ def test_thread_page_shows_question_answers_comments_and_tags_when_logged_in(
         response = assessor_client.get(f"/threads/{thread_id}/")
     assert response.status_code == 200
     html = response.content.decode()
-    assert "Is $x^2+1$ ever zero?" in html
+    assert 'Is <span class="math-container" id="4700">$x^2+1$</span> ever <b>zero</b>?' in html
+    assert "onclick" not in html
     for post_id in (1000, 1001, 1002):
         assert f'id="post-{post_id}"' in html
     assert (
