@@ -1,0 +1,196 @@
+"""Evaluation jobs: score every run of a task against a frozen qrels version (Celery work)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from collection.models import RetrievalTask
+from evaluation.measures import (
+    MEASURES,
+    OPENQA_MEASURES,
+    PrimeEvaluator,
+    RunScores,
+    Scores,
+    dedup_first,
+    evaluate_openqa_scores,
+    formula_scores_by_visual_id,
+)
+from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
+from evaluation.qrels import qrels_grades, qrels_parse, qrels_without
+from evaluation.reusability import items_only_from, reusability_report
+from evaluation.selectors import contributions, run_rows, runs_to_evaluate, visual_ids
+from evaluation.significance import bootstrap_ci, pairwise_tests
+from pooling.models import Run
+
+TRIALS = 5_000  # randomization-test trials per pair
+RESAMPLES = 2_000  # bootstrap resamples per run and measure
+
+
+class EvaluationRequestError(ValueError):
+    """An evaluation that cannot start (shown to the organizer)."""
+
+
+def evaluation_job_start(
+    *, task: RetrievalTask, qrels: QrelsVersion, requested_by: Any = None, seed: int | None = None
+) -> EvaluationJob:
+    """Record an evaluation job and hand it to a Celery worker once the record is committed."""
+    if qrels.task_id != task.id:
+        raise EvaluationRequestError("that qrels version belongs to another task")
+    if qrels.level != "item":
+        raise EvaluationRequestError("runs are evaluated against item-level qrels")
+    with transaction.atomic():
+        job = EvaluationJob.objects.create(
+            task=task,
+            qrels=qrels,
+            requested_by=requested_by,
+            seed=task.campaign.seed if seed is None else seed,
+            runs_total=runs_to_evaluate(task).count(),
+        )
+        transaction.on_commit(lambda: _enqueue(job.pk))
+    return job
+
+
+def _enqueue(job_id: int) -> None:
+    from evaluation.tasks import evaluate_runs_task  # the tasks module imports this one
+
+    EvaluationJob.objects.filter(pk=job_id).update(celery_task_id="queued")
+    result = evaluate_runs_task.delay(job_id)
+    EvaluationJob.objects.filter(pk=job_id, celery_task_id="queued").update(
+        celery_task_id=result.id
+    )
+
+
+def evaluation_job_run(*, job: EvaluationJob) -> EvaluationJob:
+    """Evaluate every accepted run of the job's task (DESIGN.md "Evaluation"), store one
+    EvaluationResult per run with the qrels checksum, then the significance tests, bootstrap
+    intervals and leave-one-team-out report. Idempotent: results are replaced, not added."""
+    job.status = EvaluationJob.Status.RUNNING
+    job.save(update_fields=["status"])
+    try:
+        _evaluate(job)
+    except Exception as error:
+        EvaluationJob.objects.filter(pk=job.pk).update(
+            status=EvaluationJob.Status.FAILED, error=str(error), finished_at=timezone.now()
+        )
+        raise
+    job.status = EvaluationJob.Status.DONE
+    job.finished_at = timezone.now()
+    job.save()
+    return job
+
+
+def _evaluate(job: EvaluationJob) -> None:
+    task, qrels = job.task, job.qrels
+    kind = task.kind
+    grades = qrels_grades(qrels_parse(qrels.content), kind=kind)  # type: ignore[arg-type]
+    runs = list(runs_to_evaluate(task))
+    job.runs_total, job.runs_done = len(runs), 0
+    job.save(update_fields=["runs_total", "runs_done"])
+    openqa = kind == RetrievalTask.Kind.OPENQA
+    evaluator = None if openqa else PrimeEvaluator(grades)
+    unique = {} if openqa else items_only_from(contributions(task))
+    reduced = {
+        team: PrimeEvaluator(qrels_without(grades, unique[team]))
+        for team in {run.team_id for run in runs}
+        if team in unique
+    }
+    scored: dict[int, RunScores] = {}
+    after: dict[str, dict[str, float]] = {}
+    for run in runs:
+        scores, notes = _run_scores(run)
+        if evaluator is None:
+            result = evaluate_openqa_scores(run.tag, scores, grades)
+        else:
+            result = evaluator.evaluate(run.tag, scores)
+            team_evaluator = reduced.get(run.team_id, evaluator)
+            after[str(run.pk)] = team_evaluator.evaluate(run.tag, scores).measures
+        result.notes.extend(notes)
+        scored[run.pk] = result
+        _store(run, qrels, result)
+        job.runs_done += 1
+        job.save(update_fields=["runs_done"])
+    measures = OPENQA_MEASURES if openqa else MEASURES
+    _summaries(job, runs, scored, sorted(grades), measures)
+    if not openqa:
+        job.reusability = reusability_report(
+            {str(r.pk): (r.team_id, scored[r.pk].measures) for r in runs},
+            after,
+            {r.team_id: r.team.name for r in runs},
+            unique,
+            grades,
+            measures,
+        )
+        for entry in job.reusability:
+            for row in entry["runs"]:
+                row["label"] = _label(next(r for r in runs if str(r.pk) == row["run"]))
+
+
+def _run_scores(run: Run) -> tuple[Scores, list[str]]:
+    rows = run_rows(run)
+    if run.task.kind != RetrievalTask.Kind.FORMULA:
+        return dedup_first(rows), []
+    scores, unknown = formula_scores_by_visual_id(rows, visual_ids({doc for _, doc, _ in rows}))
+    notes = (
+        [f"{len(unknown)} formula ids not in the formula index were left out"] if unknown else []
+    )
+    return scores, notes
+
+
+def _store(run: Run, qrels: QrelsVersion, result: RunScores) -> None:
+    EvaluationResult.objects.update_or_create(
+        run=run,
+        qrels=qrels,
+        defaults={
+            "qrels_checksum": qrels.checksum,
+            "measures": {
+                **result.measures,
+                "topics": result.topics,
+                "run_topics": result.run_topics,
+                "judged_at_10": result.judged_at_10,
+                "notes": result.notes,
+            },
+            "per_topic": result.per_topic,
+        },
+    )
+
+
+def _label(run: Run) -> str:
+    return f"{run.team.name}/{run.tag}"
+
+
+def _summaries(
+    job: EvaluationJob,
+    runs: list[Run],
+    scored: dict[int, RunScores],
+    topics: list[str],
+    measures: tuple[str, ...],
+) -> None:
+    """Paired tests and bootstrap intervals over all qrels topics (a missing topic scores 0)."""
+    vectors = {
+        m: {
+            _label(run): [scored[run.pk].per_topic.get(t, {}).get(m, 0.0) for t in topics]
+            for run in runs
+        }
+        for m in measures
+    }
+    job.significance = {
+        "trials": TRIALS,
+        "seed": job.seed,
+        "measures": {
+            m: [asdict(test) for test in pairwise_tests(vectors[m], seed=job.seed, trials=TRIALS)]
+            for m in measures
+        },
+    }
+    rng = random.Random(job.seed)  # noqa: S311 - reproducible statistics, not security
+    job.intervals = {
+        str(run.pk): {
+            m: list(bootstrap_ci(vectors[m][_label(run)], rng=rng, resamples=RESAMPLES))
+            for m in measures
+        }
+        for run in runs
+    }
