@@ -1,10 +1,14 @@
 """Celery tasks of the pooling app: thin wrappers taking ids and calling one service."""
 
+import logging
+
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from pooling.models import PoolBuild
 from pooling.services.pools import pool_build
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(
@@ -19,7 +23,10 @@ from pooling.services.pools import pool_build
 )
 def build_pools_task(build_id: int) -> dict[str, int]:
     """Run the pool build recorded as ``build_id`` (see pooling.services.pools.pool_build)."""
-    build = PoolBuild.objects.select_related("task").get(pk=build_id)
+    build = PoolBuild.objects.select_related("task").filter(pk=build_id).first()
+    if build is None:  # deleted since it was queued (e.g. its task was): nothing to build
+        logger.warning("pool build %s no longer exists", build_id)
+        return {}
     if build.status == PoolBuild.Status.DONE:  # a redelivered message after success
         return dict(build.stats)
     seed = build.parameters.get("seed")
