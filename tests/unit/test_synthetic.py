@@ -12,12 +12,13 @@ from statistics import mean
 
 import pytest
 
-from collection.formats.formula_index import parse_formula_index
+from collection.formats.formula_index import FORMULA_COLUMNS, parse_formula_index
 from collection.formats.stackexchange import parse_comments, parse_posts
 from collection.formats.topics import parse_topic_formulas, parse_topics
 from collection.synthetic import SyntheticCollection, generate, make_thread
 from collection.synthetic.runs import TEAMS, answer_relevance, formula_relevance
 
+COLUMN = {name: index for index, name in enumerate(FORMULA_COLUMNS)}
 SPAN = re.compile(r'<span class="math-container" id="([^"]+)">')
 
 
@@ -70,8 +71,10 @@ def test_every_formula_span_is_a_row_of_the_index_when_written(
 ) -> None:
     rows = list(parse_formula_index(synthetic.formulas))
     assert len(rows) == synthetic.counts.formulas
-    by_post: dict[int, set[int]] = defaultdict(set)
-    for formula_id, post_id, _thread, location, comment_id, *_ in rows:
+    by_post: dict[object, set[object]] = defaultdict(set)
+    for row in rows:
+        formula_id, post_id = row[COLUMN["formula_id"]], row[COLUMN["post_id"]]
+        location, comment_id = row[COLUMN["location"]], row[COLUMN["comment_id"]]
         if location in ("question", "answer", "title"):
             by_post[post_id].add(formula_id)
         else:
@@ -86,11 +89,12 @@ def test_visual_ids_group_instances_across_threads_when_formulas_recur(
     synthetic: SyntheticCollection,
 ) -> None:
     rows = list(parse_formula_index(synthetic.formulas))
-    threads_of: dict[str, set[int]] = defaultdict(set)
-    spellings: dict[str, set[str]] = defaultdict(set)
-    for _id, _post, thread, *_, visual_id, _old, _issue, latex in rows:
-        threads_of[visual_id].add(thread)
-        spellings[visual_id].add(latex)
+    threads_of: dict[object, set[object]] = defaultdict(set)
+    spellings: dict[object, set[object]] = defaultdict(set)
+    for row in rows:
+        visual_id = row[COLUMN["visual_id"]]
+        threads_of[visual_id].add(row[COLUMN["thread_id"]])
+        spellings[visual_id].add(row[COLUMN["latex"]])
     sizes = Counter(len(threads) for threads in threads_of.values())
     assert sum(count for size, count in sizes.items() if size >= 5) >= 10
     assert any(len(latexes) > 1 for latexes in spellings.values())  # spacing variants, one id
@@ -121,7 +125,10 @@ def test_runs_rank_collection_items_of_every_team_when_written(
     synthetic: SyntheticCollection,
 ) -> None:
     answers = {p.id for p in parse_posts(synthetic.posts) if p.kind == 2}
-    formula_post = {row[0]: row[1] for row in parse_formula_index(synthetic.formulas)}
+    formula_post = {
+        row[COLUMN["formula_id"]]: row[COLUMN["post_id"]]
+        for row in parse_formula_index(synthetic.formulas)
+    }
     assert {(r.team, r.task_kind) for r in synthetic.runs} == {
         (s.team, kind) for s in TEAMS for kind in ("answer", "formula")
     }
@@ -167,9 +174,12 @@ def test_better_systems_rank_relevant_answers_higher_when_runs_are_written(
 def test_formula_runs_put_the_query_formula_near_the_top_when_the_system_is_good(
     synthetic: SyntheticCollection,
 ) -> None:
-    visual = {row[0]: row[5] for row in parse_formula_index(synthetic.formulas)}
+    visual = {
+        row[COLUMN["formula_id"]]: row[COLUMN["visual_id"]]
+        for row in parse_formula_index(synthetic.formulas)
+    }
     topics = {f"B.{t.number}": t for t in synthetic.topics}
     run = next(r for r in synthetic.runs if r.tag == "lemma-fusion" and r.task_kind == "formula")
     top = [row for row in _run_rows(run.path) if int(row[3]) <= 5]
-    relevances = [formula_relevance(topics[row[0]], int(visual[int(row[1])])) for row in top]
+    relevances = [formula_relevance(topics[row[0]], int(str(visual[int(row[1])]))) for row in top]
     assert mean(relevances) >= 1.5
