@@ -36,7 +36,7 @@ _HEADERS = {tuple(h): h for h in (V3_HEADER, FIVE_COLUMN_HEADER, SIX_COLUMN_HEAD
 
 # A plain tuple, not a NamedTuple: building a NamedTuple costs a Python-level call per row,
 # a third of the parse time of a large index. Columns in FORMULA_COLUMNS order.
-FormulaRow = tuple[int, int, int, str, int | None, str, str, str, str]
+FormulaRow = tuple[int, int, int, str, int | None, str, str, str, str, str]
 FORMULA_COLUMNS = (
     "formula_id",
     "post_id",
@@ -47,6 +47,7 @@ FORMULA_COLUMNS = (
     "old_visual_id",
     "issue",
     "latex",
+    "slt",  # always "" here: SLT comes from its own file
 )
 
 
@@ -87,6 +88,7 @@ def _v3_rows(reader: TsvReader, rows: Iterator[list[str]]) -> Iterator[FormulaRo
                 old,
                 issue,
                 latex,
+                "",
             )
         except ValueError:
             raise _bad_row(reader, row, V3_HEADER) from None
@@ -115,6 +117,7 @@ def _short_rows(
                 "",
                 "",
                 latex,
+                "",
             )
         except ValueError:
             raise _bad_row(reader, row, header) from None

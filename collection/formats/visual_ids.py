@@ -10,9 +10,9 @@ column and can never be mistaken for a given (decimal) id.
 Canonical SLT: element names without namespace, leaf text normalized (NFKC, so the styled
 Unicode letters of ``mathvariant`` italics fold to plain ones; white space collapsed); every
 attribute dropped (fonts, ``mathvariant``, ``stretchy``, ids, ``alttext``); ``<semantics>``
-reduced to its presentation child (annotations dropped); ``<math>``, ``<mstyle>`` and an
-``<mrow>`` with a single child are transparent, because LaTeXML and MathJax wrap the same
-symbols differently.
+reduced to its presentation child (annotations dropped); ``<math>``, ``<mstyle>`` and the other
+elements with an inferred ``<mrow>`` count as ``<mrow>``, and an ``<mrow>`` of one child is
+that child, because LaTeXML and MathJax wrap the same symbols differently.
 """
 
 import hashlib
@@ -26,8 +26,9 @@ _WHITESPACE = re.compile(r"\s+")
 _ATTRIBUTE = re.compile(r'\s[\w:.-]+\s*=\s*(?:"[^"]*"|\'[^\']*\')')
 _BARE_LT = re.compile(r"<(?![A-Za-z_/!?])")
 _BARE_AMP = re.compile(r"&(?!#?\w+;)")
-# Elements that only group or style: they do not change the symbols' layout.
-_TRANSPARENT = frozenset({"math", "mstyle", "mpadded", "mphantom"})
+# Elements whose children form an inferred <mrow> (MathML 3, 3.1.3.1): they only group or
+# style, so they count as an <mrow>.
+_INFERRED_MROW = frozenset({"math", "mrow", "mstyle", "mpadded", "mphantom"})
 _ANNOTATIONS = frozenset({"annotation", "annotation-xml"})
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
 
@@ -57,10 +58,11 @@ def _walk(element: etree._Element, out: list[str]) -> None:
         if children:
             _walk(children[0], out)
         return
-    if name in _TRANSPARENT or (name == "mrow" and len(children) == 1):
-        for child in children:
-            _walk(child, out)
-        return
+    if name in _INFERRED_MROW:
+        if len(children) == 1:  # a group of one symbol is that symbol
+            _walk(children[0], out)
+            return
+        name = "mrow"
     if not children:
         out.append(f"{name}[{_leaf_text(element.text)}]")
         return

@@ -14,9 +14,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 
-from collection.bulkload import bulk_insert
+from collection.bulkload import bulk_insert, foreign_keys_checked_at_end
 from collection.formats.errors import ImportFileError
 from collection.formats.formula_index import (
     FORMULA_COLUMNS,
@@ -33,7 +33,7 @@ from collection.formats.stackexchange import (
 )
 from collection.formats.visual_ids import COMPUTED_PREFIX, visual_id_for
 from collection.models import Comment, Formula, Post, Thread
-from collection.services.integrity import check_references, find_line, integrity_error
+from collection.services.integrity import BadKey, bad_key, find_line, first_orphan
 
 # Posts go in chunks (threads of a chunk before its posts): bodies make rows large.
 POST_CHUNK = 10_000
@@ -126,6 +126,35 @@ def _load_posts(path: str | Path, reporter: _Reporter) -> tuple[int, int]:
     return threads, posts
 
 
+def _load_checked(
+    path: str | Path, model: type[models.Model], references: list[str], load: Callable[[], T]
+) -> T | BadKey:
+    """Run ``load`` in a savepoint with ``model``'s foreign keys checked once at the end.
+
+    Returns what ``load`` returned, or the key the database refused (a duplicate id or a
+    reference to a missing row); the savepoint is then rolled back. Other errors propagate.
+    """
+    try:
+        with transaction.atomic():
+            with foreign_keys_checked_at_end(model):
+                result = load()
+            orphan = first_orphan(model, references)  # SQLite; PostgreSQL checked above
+            if orphan is not None:
+                return orphan  # leaving the block commits the savepoint: the caller raises
+    except IntegrityError as error:
+        key = bad_key(error)
+        if key is None:
+            raise ImportFileError(path, None, f"refused by the database: {error}") from error
+        return key
+    return result
+
+
+def _duplicate(path: str | Path, key: BadKey, what: str, lines: Iterable[int]) -> ImportFileError:
+    return ImportFileError(
+        path, find_line(lines, last=True), f"{what} {key.value} is already in the collection"
+    )
+
+
 def posts_import(path: str | Path, progress: ProgressCallback | None = None) -> tuple[int, int]:
     """Threads (one per question: id, title, tags) and posts of a ``Posts.xml``.
 
@@ -134,26 +163,26 @@ def posts_import(path: str | Path, progress: ProgressCallback | None = None) -> 
     """
     reporter = _Reporter("posts", path, progress)
     with transaction.atomic():
-        try:
-            with transaction.atomic():
-                threads, posts = _load_posts(path, reporter)
-        except IntegrityError as error:
-            raise integrity_error(path, error, lambda key: _post_line(path, key)) from None
-        orphan = check_references(Post, ["thread_id"])
-        if orphan is not None:
-            line = find_line(p.line for p in parse_posts(path) if p.thread_id == orphan.value)
-            answer = find_line(p.id for p in parse_posts(path) if p.thread_id == orphan.value)
+        loaded = _load_checked(path, Post, ["thread_id"], lambda: _load_posts(path, reporter))
+        if isinstance(loaded, BadKey):
+            key = loaded
+            if key.duplicate:
+                what = "question" if key.column == "id" and _is_thread_key(key) else "post"
+                lines = (p.line for p in parse_posts(path) if p.id == key.value)
+                raise _duplicate(path, key, what, lines)
+            answer = next((p for p in parse_posts(path) if p.thread_id == key.value), None)
             raise ImportFileError(
                 path,
-                line,
-                f"answer {answer}: its question {orphan.value} is not in the collection",
+                answer.line if answer else None,
+                f"answer {answer.id if answer else '?'}: its question {key.value} is not in "
+                "the collection",
             )
     reporter.report()
-    return threads, posts
+    return loaded
 
 
-def _post_line(path: str | Path, post_id: int) -> int | None:
-    return find_line((p.line for p in parse_posts(path) if p.id == post_id), last=True)
+def _is_thread_key(key: BadKey) -> bool:
+    return "thread" in key.table
 
 
 def comments_import(path: str | Path, progress: ProgressCallback | None = None) -> int:
@@ -163,29 +192,24 @@ def comments_import(path: str | Path, progress: ProgressCallback | None = None) 
         (c.id, c.post_id, c.text, c.score, c.created_at, c.user_id)
         for c in reporter.watch(parse_comments(path, reporter.state))
     )
-
-    def line_of(comment_id: int) -> int | None:
-        return find_line((c.line for c in parse_comments(path) if c.id == comment_id), last=True)
-
+    fields = ["id", "post_id", "text", "score", "created_at", "user_id"]
     with transaction.atomic():
-        try:
-            with transaction.atomic():
-                count = bulk_insert(
-                    Comment, ["id", "post_id", "text", "score", "created_at", "user_id"], rows
-                )
-        except IntegrityError as error:
-            raise integrity_error(path, error, line_of) from None
-        orphan = check_references(Comment, ["post_id"])
-        if orphan is not None:
-            found = next((c for c in parse_comments(path) if c.post_id == orphan.value), None)
+        loaded = _load_checked(
+            path, Comment, ["post_id"], lambda: bulk_insert(Comment, fields, rows)
+        )
+        if isinstance(loaded, BadKey):
+            key = loaded
+            if key.duplicate:
+                lines = (c.line for c in parse_comments(path) if c.id == key.value)
+                raise _duplicate(path, key, "comment", lines)
+            found = next((c for c in parse_comments(path) if c.post_id == key.value), None)
             raise ImportFileError(
                 path,
                 found.line if found else None,
-                f"comment {found.id if found else '?'}: post {orphan.value} is not in the "
-                "collection",
+                f"comment {found.id if found else '?'}: post {key.value} is not in the collection",
             )
     reporter.report()
-    return count
+    return loaded
 
 
 def _formula_line(path: str | Path, column: str, value: int) -> tuple[int | None, int | None]:
@@ -205,25 +229,24 @@ def formulas_import(path: str | Path, progress: ProgressCallback | None = None) 
     """
     reporter = _Reporter("formulas", path, progress)
     rows = reporter.watch(parse_formula_index(path, reporter.state))
+    references = ["post_id", "thread_id", "comment_id"]
     with transaction.atomic():
-        try:
-            with transaction.atomic():
-                count = bulk_insert(Formula, FORMULA_COLUMNS, rows)
-        except IntegrityError as error:
-            raise integrity_error(
-                path, error, lambda key: _formula_line(path, "formula_id", key)[0]
-            ) from None
-        orphan = check_references(Formula, ["post_id", "thread_id", "comment_id"])
-        if orphan is not None:
-            line, formula_id = _formula_line(path, orphan.column, orphan.value)
-            what = orphan.column.removesuffix("_id")
+        loaded = _load_checked(
+            path, Formula, references, lambda: bulk_insert(Formula, FORMULA_COLUMNS, rows)
+        )
+        if isinstance(loaded, BadKey):
+            key = loaded
+            if key.duplicate:
+                position = FORMULA_COLUMNS.index("formula_id")
+                lines = (n for n, row in formula_index_lines(path) if row[position] == key.value)
+                raise _duplicate(path, key, "formula", lines)
+            line, formula_id = _formula_line(path, key.column, key.value)
+            what = key.column.removesuffix("_id")
             raise ImportFileError(
-                path,
-                line,
-                f"formula {formula_id}: {what} {orphan.value} is not in the collection",
+                path, line, f"formula {formula_id}: {what} {key.value} is not in the collection"
             )
     reporter.report()
-    return count
+    return loaded
 
 
 def _apply_slt(path: str | Path, chunk: list[Any]) -> int:

@@ -6,18 +6,17 @@ detail and read the file once more to find its line: the fast path stays fast.
 """
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
-from django.db import IntegrityError, connection, models, transaction
-
-from collection.formats.errors import ImportFileError
+from django.db import IntegrityError, connection, models
 
 # PostgreSQL: 'Key (id)=(5) already exists.' / 'Key (post_id)=(9) is not present in table "x".'
 _KEY = re.compile(
     r"Key \((?P<column>[^)]+)\)=\((?P<value>[^)]*)\) (?P<what>already exists|is not present)"
 )
+# '… on table "collection_formula" violates …' / '… constraint "collection_thread_pkey"'
+_TABLE = re.compile(r'(?:on table|constraint) "(?P<table>[^"]+)"')
 
 
 @dataclass(frozen=True)
@@ -27,17 +26,39 @@ class BadKey:
     column: str
     value: int
     duplicate: bool
+    table: str = ""  # the table whose constraint refused it, when the database says
 
 
 def bad_key(error: IntegrityError) -> BadKey | None:
     match = _KEY.search(str(error))
     if match is None or not match["value"].lstrip("-").isdigit():
         return None
-    return BadKey(match["column"], int(match["value"]), match["what"] == "already exists")
+    table = _TABLE.search(str(error))
+    return BadKey(
+        match["column"],
+        int(match["value"]),
+        match["what"] == "already exists",
+        table["table"] if table else "",
+    )
 
 
-def _first_orphan(model: type[models.Model], column: str) -> BadKey | None:
-    """Set-based look-up of a row whose foreign key ``column`` points nowhere (SQLite path)."""
+def first_orphan(model: type[models.Model], columns: Iterable[str]) -> BadKey | None:
+    """The first value of a foreign key among ``columns`` that points nowhere, or None.
+
+    Only off PostgreSQL (SQLite, the embedded default): there the constraints are only checked
+    at commit, with no word of which row; on PostgreSQL foreign_keys_checked_at_end() has
+    already checked them.
+    """
+    if connection.vendor == "postgresql":
+        return None
+    for column in columns:
+        found = _orphan(model, column)
+        if found is not None:
+            return found
+    return None
+
+
+def _orphan(model: type[models.Model], column: str) -> BadKey | None:
     field = model._meta.get_field(column)
     assert isinstance(field, models.ForeignKey)  # noqa: S101 - only called with foreign keys
     target: type[models.Model] = field.related_model  # type: ignore[assignment]
@@ -52,31 +73,9 @@ def _first_orphan(model: type[models.Model], column: str) -> BadKey | None:
     with connection.cursor() as cursor:
         cursor.execute(sql)
         row = cursor.fetchone()
-    return None if row is None else BadKey(str(field.column), int(row[0]), duplicate=False)
-
-
-def check_references(model: type[models.Model], columns: Iterable[str]) -> BadKey | None:
-    """The first broken foreign key among ``columns`` of ``model``, checked now, not at commit.
-
-    On PostgreSQL the deferred constraint checks queued by the load are run at once (SET
-    CONSTRAINTS ALL IMMEDIATE), so this costs nothing the commit would not have paid.
-    """
-    if connection.vendor != "postgresql":
-        for column in columns:
-            found = _first_orphan(model, column)
-            if found is not None:
-                return found
+    if row is None:
         return None
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-    except IntegrityError as error:
-        key = bad_key(error)
-        if key is None:
-            raise
-        return key
-    return None
+    return BadKey(str(field.column), int(row[0]), duplicate=False, table=model._meta.db_table)
 
 
 def find_line(lines: Iterable[int], *, last: bool = False) -> int | None:
@@ -87,16 +86,3 @@ def find_line(lines: Iterable[int], *, last: bool = False) -> int | None:
             return line
         found = line
     return found
-
-
-def integrity_error(
-    path: str | Path, error: IntegrityError, line_of: Callable[[int], int | None]
-) -> ImportFileError:
-    """An ImportFileError for a duplicate id found by the database while loading ``path``."""
-    key = bad_key(error)
-    if key is None or not key.duplicate:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-        return ImportFileError(path, None, f"refused by the database: {first}")
-    return ImportFileError(
-        path, line_of(key.value), f"{key.column} {key.value} is already in the collection"
-    )
