@@ -1,6 +1,39 @@
 """HTML pages of the assessment app."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from assessment.views import organize, training
 
 app_name = "assessment"
-urlpatterns: list = []
+
+# The organizer's dashboard (staff only) and an assessor's training round.
+organize_urls = [
+    path("organize/", organize.index, name="organize"),
+    path("organize/task/<int:task_id>/", organize.task_overview, name="organize_task"),
+    path(
+        "organize/task/<int:task_id>/assignments/",
+        organize.assignments,
+        name="organize_assignments",
+    ),
+    path("organize/task/<int:task_id>/training/", organize.training, name="organize_training"),
+    path("organize/task/<int:task_id>/agreement/", organize.agreement, name="organize_agreement"),
+    path(
+        "organize/task/<int:task_id>/adjudication/",
+        organize.adjudication,
+        name="organize_adjudication",
+    ),
+    path(
+        "organize/task/<int:task_id>/judgments.csv",
+        organize.export_judgments,
+        name="organize_export_judgments",
+    ),
+    path(
+        "organize/task/<int:task_id>/agreement.csv",
+        organize.export_agreement,
+        name="organize_export_agreement",
+    ),
+    path("training/<int:round_id>/", training.training_round_page, name="training_round"),
+]
+urlpatterns: list = [
+    *organize_urls,
+]

@@ -12,9 +12,10 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 
 from assessment.agreement import (
     Agreement,
@@ -28,13 +29,16 @@ from assessment.agreement import (
     pairwise_agreements,
     shared_pairs,
 )
-from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
-from collection.models import RetrievalTask
+from assessment.models import Adjudication, Assignment, GoldGrade, Judgment, TrainingRound
+from collection.models import Post, RetrievalTask
 
 __all__ = [
     "AgreementTable",
+    "Disagreement",
     "FeedbackRow",
     "GoldAgreement",
+    "Verdict",
+    "disagreements",
     "task_agreement",
     "training_feedback",
     "training_round_agreement",
@@ -71,6 +75,27 @@ class AgreementTable:
 
     def name(self, assessor: int) -> str:
         return self.names.get(assessor, f"#{assessor}")
+
+    @property
+    def pair_rows(self) -> list[tuple[str, str, PairAgreement[int], tuple[Any, ...]]]:
+        """Pairs with both names and, when computed, their (4-way, binary) intervals."""
+        return [
+            (
+                self.name(p.first),
+                self.name(p.second),
+                p,
+                self.intervals.get((p.first, p.second), ()),
+            )
+            for p in self.pairs
+        ]
+
+    @property
+    def assessor_rows(self) -> list[tuple[str, AssessorMean[int] | None, GoldAgreement | None]]:
+        """One row per assessor: name, mean kappa with the others, agreement with gold."""
+        means = {m.assessor: m for m in self.means}
+        gold = {g.assessor: g for g in self.gold}
+        people = sorted(means.keys() | gold.keys(), key=self.name)
+        return [(self.name(p), means.get(p), gold.get(p)) for p in people]
 
 
 def _ratings(rows: Iterable[tuple[int, int, int | None]]) -> Ratings:
@@ -159,8 +184,12 @@ def _gold_agreement(
 
 
 def training_rounds_agreement(*, task: RetrievalTask) -> list[tuple[TrainingRound, AgreementTable]]:
-    """Every training round of the task with its table; four queries whatever the count."""
-    rounds = list(task.training_rounds.order_by("created_at", "id"))
+    """Every training round of the task (with ``n_items``) and its table; four queries."""
+    rounds = list(
+        task.training_rounds.select_related("expert")
+        .annotate(n_items=Count("items"))
+        .order_by("created_at", "id")
+    )
     rows = Judgment.objects.filter(
         assignment__training_round__in=rounds, grade__isnull=False
     ).values_list("assignment__training_round_id", "assessor_id", "hit_id", "grade")
@@ -176,7 +205,7 @@ def training_rounds_agreement(*, task: RetrievalTask) -> list[tuple[TrainingRoun
     for round_id, hit_id, grade in gold_rows:
         gold[round_id][hit_id] = grade
     names = _names(people)
-    result = []
+    result: list[tuple[TrainingRound, AgreementTable]] = []
     for training_round in rounds:
         ratings = per_round.get(training_round.pk, {})
         # The expert's own grades are the gold, not a colleague's: keep them out of the means.
@@ -230,3 +259,96 @@ def training_feedback(*, training_round: TrainingRound, assessor: User) -> list[
         FeedbackRow(topic, key, hit_id, grade, flag, gold.get(hit_id))
         for topic, key, hit_id, grade, flag in rows
     ]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One assessor's say on a disputed hit."""
+
+    assessor: str
+    purpose: str
+    grade: int | None
+    flag: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A hit graded differently by two assessors, with the organizer's decision if any."""
+
+    hit_id: int
+    topic: str
+    item_key: str
+    post_id: int | None
+    thread_id: int | None
+    verdicts: list[Verdict]
+    difference: int  # largest grade gap; 0 when only a flag differs
+    adjudicated: int | None
+
+
+def disagreements(
+    *, task: RetrievalTask, topic: str = "", min_difference: int = 1, limit: int = 300
+) -> tuple[list[Disagreement], list[str]]:
+    """Hits judged by two or more assessors whose verdicts differ (issue 6 §7), and the topic
+    numbers that have any; filtered by topic number and by the size of the grade gap.
+    Two queries: the judgments of shared hits, and their adjudications.
+    """
+    judged = Judgment.objects.filter(
+        assignment__topic__task=task,
+        assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
+    )
+    shared_hits = (
+        judged.values("hit_id")
+        .annotate(assessors=Count("assessor_id", distinct=True))
+        .filter(assessors__gte=2)
+        .values("hit_id")
+    )
+    thread = Post.objects.filter(pk=OuterRef("hit__post_id")).values("thread_id")[:1]
+    rows = (
+        judged.filter(hit_id__in=shared_hits)
+        .annotate(thread_id=Subquery(thread))
+        .order_by("assignment__topic_id", "hit__item__display_order", "hit__position", "id")
+        .values_list(
+            "hit_id",
+            "assignment__topic__number",
+            "hit__item__key",
+            "hit__post_id",
+            "thread_id",
+            "assessor__username",
+            "assignment__purpose",
+            "grade",
+            "flag",
+            "comment",
+        )
+    )
+    by_hit: dict[int, tuple[tuple[str, str, int | None, int | None], list[Verdict]]] = {}
+    for hit_id, number, key, post_id, thread_id, who, purpose, grade, flag, comment in rows:
+        entry = by_hit.setdefault(hit_id, ((number, key, post_id, thread_id), []))
+        entry[1].append(Verdict(who, purpose, grade, flag, comment))
+    found: list[tuple[int, tuple[str, str, int | None, int | None], list[Verdict], int]] = []
+    topics_with_any: set[str] = set()
+    for hit_id, (place, verdicts) in by_hit.items():
+        if len({(v.grade, v.flag) for v in verdicts}) < 2:
+            continue
+        topics_with_any.add(place[0])
+        grades = [v.grade for v in verdicts if v.grade is not None]
+        gap = max(grades) - min(grades) if len(grades) >= 2 else 0
+        if (topic and place[0] != topic) or gap < min_difference:
+            continue
+        found.append((hit_id, place, verdicts, gap))
+    found = found[:limit]
+    decided = dict(
+        Adjudication.objects.filter(hit_id__in=[f[0] for f in found]).values_list("hit_id", "grade")
+    )
+    result = [
+        Disagreement(
+            hit_id, place[0], place[1], place[2], place[3], verdicts, gap, decided.get(hit_id)
+        )
+        for hit_id, place, verdicts, gap in found
+    ]
+    return result, sorted(topics_with_any, key=_topic_sort_key)
+
+
+def _topic_sort_key(number: str) -> tuple[str, int | str]:
+    prefix, _, rest = number.partition(".")
+    return (prefix, int(rest)) if rest.isdigit() else (prefix, rest)

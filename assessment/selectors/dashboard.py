@@ -26,10 +26,12 @@ __all__ = [
     "FAST_MEDIAN_SECONDS",
     "HISTOGRAM_EDGES",
     "AssessorProgress",
+    "AssignmentRow",
     "TaskDashboard",
     "TaskSummary",
     "TopicProgress",
     "assessor_choices",
+    "assignment_rows",
     "campaign_overview",
     "task_dashboard",
 ]
@@ -357,3 +359,35 @@ def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
 def assessor_choices() -> list[User]:
     """Active non-staff users, the people who can be given topics."""
     return list(User.objects.filter(is_active=True, is_staff=False).order_by("username"))
+
+
+@dataclass
+class AssignmentRow:
+    """An active official or dual assignment with its progress, for the assignment page."""
+
+    assignment_id: int
+    topic_id: int
+    topic: str
+    assessor: str
+    purpose: str
+    judged: int
+    created_at: datetime
+
+
+def assignment_rows(*, task: RetrievalTask) -> list[AssignmentRow]:
+    """Active official and dual assignments of the task with judged counts: one query."""
+    rows = (
+        Assignment.objects.filter(topic__task=task, purpose__in=WORK, revoked_at__isnull=True)
+        .annotate(n_judged=Count("judgments"))
+        .order_by("topic_id", "purpose")
+        .values_list(
+            "pk",
+            "topic_id",
+            "topic__number",
+            "assessor__username",
+            "purpose",
+            "n_judged",
+            "created_at",
+        )
+    )
+    return [AssignmentRow(*row) for row in rows]

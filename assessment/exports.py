@@ -1,0 +1,159 @@
+"""CSV exports for organizers: every judgment, and the agreement tables (issue 6 §8).
+
+Rows are produced lazily so the judgments of a whole campaign stream out without being held
+in memory; views wrap these generators in a StreamingHttpResponse.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from assessment.agreement import Agreement
+from assessment.models import Judgment
+from assessment.selectors.agreement import AgreementTable
+from collection.models import RetrievalTask
+
+__all__ = ["AGREEMENT_COLUMNS", "JUDGMENT_COLUMNS", "agreement_rows", "csv_lines", "judgment_rows"]
+
+JUDGMENT_COLUMNS = (
+    "topic",
+    "item",
+    "hit",
+    "post_id",
+    "formula_id",
+    "assessor",
+    "purpose",
+    "training_round",
+    "grade",
+    "flag",
+    "comment",
+    "active_seconds",
+    "revision",
+    "created_at",
+    "updated_at",
+)
+
+
+class _Echo:
+    """A file-like object whose write() hands the line back (Django's streaming CSV recipe)."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """Encode rows as CSV lines, header first."""
+    writer = csv.writer(_Echo())
+    yield writer.writerow(header)
+    for row in rows:
+        yield writer.writerow(row)
+
+
+def judgment_rows(task: RetrievalTask) -> Iterator[tuple[Any, ...]]:
+    """Every judgment of the task (official, dual and training), in topic and pool order."""
+    rows = (
+        Judgment.objects.filter(assignment__topic__task=task)
+        .order_by("assignment__topic_id", "hit__item__display_order", "hit__position", "id")
+        .values_list(
+            "assignment__topic__number",
+            "hit__item__key",
+            "hit_id",
+            "hit__post_id",
+            "hit__formula_id",
+            "assessor__username",
+            "assignment__purpose",
+            "assignment__training_round__name",
+            "grade",
+            "flag",
+            "comment",
+            "active_seconds",
+            "revision",
+            "created_at",
+            "updated_at",
+        )
+    )
+    for *head, seconds, revision, created_at, updated_at in rows.iterator(chunk_size=5000):
+        yield (
+            *("" if v is None else v for v in head),
+            round(seconds, 1),
+            revision,
+            created_at.isoformat(),
+            updated_at.isoformat(),
+        )
+
+
+def _value(agreement: Agreement) -> str:
+    return f"{agreement.value:.4f}" if agreement.value is not None else ""
+
+
+AGREEMENT_COLUMNS = (
+    "scope",
+    "assessor_a",
+    "assessor_b",
+    "shared_hits",
+    "kappa_4way",
+    "kappa_binary",
+    "kappa_linear",
+    "kappa_quadratic",
+    "percentage_agreement",
+    "note",
+)
+
+
+def agreement_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
+    """Pairs, then per-assessor means, then gold agreement and alpha, under one header."""
+    for pair in table.pairs:
+        note = pair.kappa.reason or pair.kappa_binary.reason
+        yield (
+            scope,
+            table.name(pair.first),
+            table.name(pair.second),
+            pair.shared,
+            _value(pair.kappa),
+            _value(pair.kappa_binary),
+            _value(pair.kappa_linear),
+            _value(pair.kappa_quadratic),
+            _value(pair.percentage),
+            note,
+        )
+    for mean in table.means:
+        yield (
+            f"{scope} mean",
+            table.name(mean.assessor),
+            "(all others)",
+            mean.partners,
+            _value(mean.mean_kappa),
+            _value(mean.mean_kappa_binary),
+            "",
+            "",
+            "",
+            mean.mean_kappa.reason,
+        )
+    for gold in table.gold:
+        yield (
+            f"{scope} gold",
+            table.name(gold.assessor),
+            "(gold)",
+            gold.shared,
+            _value(gold.kappa),
+            _value(gold.kappa_binary),
+            "",
+            "",
+            "" if gold.percentage is None else f"{gold.percentage:.4f}",
+            gold.kappa.reason,
+        )
+    for label, alpha in (("ordinal", table.alpha_ordinal), ("nominal", table.alpha_nominal)):
+        yield (
+            f"{scope} alpha {label}",
+            "(all)",
+            "",
+            alpha.n,
+            _value(alpha),
+            "",
+            "",
+            "",
+            "",
+            alpha.reason,
+        )

@@ -1,0 +1,403 @@
+"""The organizer's dashboard (/organize/, staff only): overview, assignments, training rounds,
+agreement, adjudication and CSV exports (issue 6 §1-8). Thin: permission, form, one service or
+selector call, render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from assessment.exports import (
+    AGREEMENT_COLUMNS,
+    JUDGMENT_COLUMNS,
+    agreement_rows,
+    csv_lines,
+    judgment_rows,
+)
+from assessment.models import Assignment, TrainingRound
+from assessment.selectors.agreement import (
+    AgreementTable,
+    disagreements,
+    task_agreement,
+    training_rounds_agreement,
+)
+from assessment.selectors.dashboard import (
+    assessor_choices,
+    assignment_rows,
+    campaign_overview,
+    task_dashboard,
+)
+from assessment.services.adjudication import AdjudicationError, adjudication_decide
+from assessment.services.assignments import (
+    AssignmentError,
+    assignment_move,
+    assignment_revoke,
+    assignments_balance,
+    assignments_create,
+    dual_assignments_create,
+)
+from assessment.services.training import TrainingError, gold_qrels_parse, training_round_create
+from collection.models import RetrievalTask, Topic
+from pooling.models import Hit
+
+View = Callable[..., HttpResponseBase]
+
+
+def staff_required(view: View) -> View:
+    """Anonymous users go to the login page; logged-in non-staff get 403, never the page."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not request.user.is_staff:
+            raise PermissionDenied("The dashboard is for organizers.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _organizer(request: HttpRequest) -> User:
+    """The logged-in staff user (staff_required ran first)."""
+    if not isinstance(request.user, User):
+        raise PermissionDenied("The dashboard is for organizers.")
+    return request.user
+
+
+def _form_problems(form: forms.Form) -> list[str]:
+    return [f"{field}: {' '.join(str(e) for e in errors)}" for field, errors in form.errors.items()]
+
+
+def _task(task_id: int) -> RetrievalTask:
+    return get_object_or_404(RetrievalTask.objects.select_related("campaign"), pk=task_id)
+
+
+def _kappa_chart(rounds: list[tuple[TrainingRound, AgreementTable]]) -> list[dict[str, Any]]:
+    """Per round, each assessor's mean kappa, 4-way and binary (ARQMath Figures 3-4)."""
+    return [
+        {
+            "round": training_round.name,
+            "assessors": [table.name(m.assessor) for m in table.means],
+            "kappa": [m.mean_kappa.value for m in table.means],
+            "binary": [m.mean_kappa_binary.value for m in table.means],
+        }
+        for training_round, table in rounds
+    ]
+
+
+@staff_required
+def index(request: HttpRequest) -> HttpResponse:
+    return render(request, "organize/index.html", {"campaigns": campaign_overview()})
+
+
+@staff_required
+def task_overview(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = _task(task_id)
+    board = task_dashboard(task=task)
+    rounds = training_rounds_agreement(task=task)
+    charts = {
+        "progress": {
+            "labels": [day.isoformat() for day, _ in board.progress],
+            "values": [n for _, n in board.progress],
+            "total": board.pool_hits,
+        },
+        "histogram": {
+            "labels": [label for label, _ in board.histogram],
+            "values": [n for _, n in board.histogram],
+        },
+        "kappa": _kappa_chart(rounds[-1:]),
+    }
+    return render(
+        request,
+        "organize/task.html",
+        {"task": task, "board": board, "charts": charts, "latest_round": rounds[-1:]},
+    )
+
+
+class AssignForm(forms.Form):
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none())
+    assessor = forms.ModelChoiceField(queryset=User.objects.none())
+
+
+class BalanceForm(forms.Form):
+    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
+
+
+class MoveForm(forms.Form):
+    assignment = forms.ModelChoiceField(queryset=Assignment.objects.none())
+    assessor = forms.ModelChoiceField(queryset=User.objects.none())
+
+
+class RevokeForm(forms.Form):
+    assignment = forms.ModelChoiceField(queryset=Assignment.objects.none())
+
+
+class DualForm(forms.Form):
+    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False)
+    sample_size = forms.IntegerField(min_value=1, required=False)
+    seed = forms.IntegerField(required=False)
+
+
+ASSIGNMENT_FORMS: dict[str, type[forms.Form]] = {
+    "assign": AssignForm,
+    "balance": BalanceForm,
+    "move": MoveForm,
+    "revoke": RevokeForm,
+    "dual": DualForm,
+}
+
+
+def _bound(form_class: type[forms.Form], task: RetrievalTask, data: Any) -> forms.Form:
+    """A form whose choices are this task's topics and assignments and the active users."""
+    form = form_class(data)
+    people = User.objects.filter(is_active=True, is_staff=False)
+    for name, field in form.fields.items():
+        if isinstance(field, forms.ModelChoiceField):
+            model = field.queryset.model  # type: ignore[union-attr]
+            if model is Topic:
+                field.queryset = Topic.objects.filter(task=task)
+            elif model is Assignment:
+                field.queryset = Assignment.objects.filter(topic__task=task)
+            elif name.startswith("assessor"):
+                field.queryset = people
+    return form
+
+
+def _apply_assignment_action(request: HttpRequest, task: RetrievalTask, action: str) -> str:
+    """Run one assignment service from a posted form; returns the success message."""
+    form = _bound(ASSIGNMENT_FORMS[action], task, request.POST)
+    if not form.is_valid():
+        raise AssignmentError(_form_problems(form))
+    data = form.cleaned_data
+    user = _organizer(request)
+    if action == "assign":
+        made = assignments_create(
+            topics=list(data["topics"]), assessor=data["assessor"], created_by=user
+        )
+        return f"Assigned {len(made)} topic(s) to {data['assessor']}."
+    if action == "balance":
+        made = assignments_balance(task=task, assessors=list(data["assessors"]), created_by=user)
+        return f"Balanced {len(made)} unassigned topic(s) over {len(data['assessors'])} assessors."
+    if action == "move":
+        moved = assignment_move(
+            assignment=data["assignment"], assessor=data["assessor"], moved_by=user
+        )
+        return (
+            f"Moved {moved.topic.number} to {moved.assessor}; "
+            "earlier judgments keep their assessor."
+        )
+    if action == "revoke":
+        revoked = assignment_revoke(assignment=data["assignment"])
+        return f"Revoked {revoked.topic.number} ({revoked.assessor}); its judgments are kept."
+    made = dual_assignments_create(
+        task=task,
+        assessors=list(data["assessors"]),
+        created_by=user,
+        topics=list(data["topics"]) or None,
+        sample_size=data["sample_size"],
+        seed=data["seed"],
+    )
+    return f"Dual assessment: {len(made)} topic(s) given to a second assessor."
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def assignments(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = _task(task_id)
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        if action not in ASSIGNMENT_FORMS:
+            messages.error(request, "Unknown action.")
+        else:
+            try:
+                messages.success(request, _apply_assignment_action(request, task, action))
+            except AssignmentError as error:
+                for problem in error.problems:
+                    messages.error(request, problem)
+                return render(
+                    request, "organize/assignments.html", _assignments_context(task), status=400
+                )
+        return redirect("assessment:organize_assignments", task_id=task.pk)
+    return render(request, "organize/assignments.html", _assignments_context(task))
+
+
+def _assignments_context(task: RetrievalTask) -> dict[str, Any]:
+    board = task_dashboard(task=task)
+    rows = assignment_rows(task=task)
+    by_topic: dict[int, list[Any]] = {}
+    for row in rows:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    return {
+        "task": task,
+        "board": board,
+        "topics": [(t, by_topic.get(t.topic_id, [])) for t in board.topics],
+        "assessors": assessor_choices(),
+        "unassigned": [t for t in board.topics if t.assessor is None],
+    }
+
+
+class TrainingForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none())
+    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
+    gold_source = forms.ChoiceField(choices=TrainingRound.GoldSource.choices)
+    expert = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
+    qrels = forms.FileField(required=False)
+    items_per_topic = forms.IntegerField(min_value=1, max_value=50, initial=5)
+    seed = forms.IntegerField(required=False)
+    show_gold_after_submit = forms.BooleanField(required=False)
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def training(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = _task(task_id)
+    status = 200
+    if request.method == "POST":
+        form = TrainingForm(request.POST, request.FILES)
+        form.fields["topics"].queryset = Topic.objects.filter(task=task)  # type: ignore[attr-defined]
+        people = User.objects.filter(is_active=True)
+        form.fields["assessors"].queryset = people  # type: ignore[attr-defined]
+        form.fields["expert"].queryset = people  # type: ignore[attr-defined]
+        try:
+            if not form.is_valid():
+                raise TrainingError(_form_problems(form))
+            training_round = _create_round(request, task, form.cleaned_data)
+            messages.success(request, f"Created {training_round.name}.")
+            return redirect("assessment:organize_training", task_id=task.pk)
+        except TrainingError as error:
+            for problem in error.problems:
+                messages.error(request, problem)
+            status = 400
+    rounds = training_rounds_agreement(task=task)
+    context = {
+        "task": task,
+        "rounds": rounds,
+        "charts": _kappa_chart(rounds),
+        "topics": Topic.objects.filter(task=task).order_by("id"),
+        "assessors": assessor_choices(),
+        "experts": User.objects.filter(is_active=True).order_by("username"),
+        "gold_sources": TrainingRound.GoldSource.choices,
+    }
+    return render(request, "organize/training.html", context, status=status)
+
+
+def _create_round(request: HttpRequest, task: RetrievalTask, data: dict[str, Any]) -> TrainingRound:
+    upload = data.get("qrels")
+    qrels = gold_qrels_parse(upload.read().decode("utf-8", "replace")) if upload else None
+    return training_round_create(
+        task=task,
+        name=data["name"],
+        topics=list(data["topics"]),
+        assessors=list(data["assessors"]),
+        created_by=_organizer(request),
+        gold_source=data["gold_source"],
+        expert=data["expert"],
+        qrels=qrels,
+        items_per_topic=data["items_per_topic"],
+        seed=data["seed"],
+        show_gold_after_submit=data["show_gold_after_submit"],
+    )
+
+
+@staff_required
+def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = _task(task_id)
+    with_ci = request.GET.get("ci") == "1"
+    rounds = training_rounds_agreement(task=task)
+    context = {
+        "task": task,
+        "table": task_agreement(task=task, with_ci=with_ci),
+        "with_ci": with_ci,
+        "rounds": rounds,
+        "charts": _kappa_chart(rounds),
+    }
+    return render(request, "organize/agreement.html", context)
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = _task(task_id)
+    topic = request.GET.get("topic", "")
+    try:
+        min_difference = max(0, min(3, int(request.GET.get("difference", "1"))))
+    except ValueError:
+        min_difference = 1
+    if request.method == "POST":
+        hit = get_object_or_404(Hit, pk=request.POST.get("hit"), item__topic__task=task)
+        try:
+            grade = int(request.POST.get("grade", ""))
+            adjudication_decide(
+                hit=hit,
+                grade=grade,
+                note=request.POST.get("note", ""),
+                decided_by=_organizer(request),
+            )
+            messages.success(request, f"Hit {hit.pk}: final grade {grade}.")
+        except (ValueError, AdjudicationError) as error:
+            messages.error(request, f"Hit {hit.pk}: {error}")
+        url = reverse("assessment:organize_adjudication", args=[task.pk])
+        return redirect(f"{url}?topic={topic}&difference={min_difference}#hit-{hit.pk}")
+    rows, topics = disagreements(task=task, topic=topic, min_difference=min_difference)
+    context = {
+        "task": task,
+        "rows": rows,
+        "topics": topics,
+        "topic": topic,
+        "difference": min_difference,
+        "grades": [(3, "High"), (2, "Medium"), (1, "Low"), (0, "Not relevant")],
+    }
+    return render(request, "organize/adjudication.html", context)
+
+
+def _csv_response(name: str, lines: Any) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@staff_required
+def export_judgments(request: HttpRequest, task_id: int) -> StreamingHttpResponse:
+    task = _task(task_id)
+    name = f"{task.campaign.name}-{task.kind}-judgments.csv".replace(" ", "_")
+    return _csv_response(name, csv_lines(JUDGMENT_COLUMNS, judgment_rows(task)))
+
+
+@staff_required
+def export_agreement(request: HttpRequest, task_id: int) -> StreamingHttpResponse:
+    task = _task(task_id)
+
+    def rows():  # type: ignore[no-untyped-def]
+        yield from agreement_rows("task", task_agreement(task=task))
+        for training_round, table in training_rounds_agreement(task=task):
+            yield from agreement_rows(f"training:{training_round.name}", table)
+
+    name = f"{task.campaign.name}-{task.kind}-agreement.csv".replace(" ", "_")
+    return _csv_response(name, csv_lines(AGREEMENT_COLUMNS, rows()))
+
+
+__all__ = [
+    "adjudication",
+    "agreement",
+    "assignments",
+    "export_agreement",
+    "export_judgments",
+    "index",
+    "staff_required",
+    "task_overview",
+    "training",
+]
