@@ -187,8 +187,10 @@ def _make_answer(rng: random.Random, thread: ThreadRecord, index: int, number: i
     paragraphs = [f"<p>{rng.choice(ANSWER_OPENERS)} {writer.formula(lead)}.</p>"]
     for _ in range(rng.randint(0, 2)):
         shape = writer.any_shape()
+        # Display math for the substantial formulas only, as people write it.
+        display = rng.random() < 0.3 and shape.subject >= 0
         paragraphs.append(
-            f"<p>{rng.choice(ANSWER_MIDDLES)} {writer.formula(shape, display=rng.random() < 0.3)}"
+            f"<p>{rng.choice(ANSWER_MIDDLES)} {writer.formula(shape, display=display)}"
             f" where {writer.formula(writer.any_shape())}.</p>"
         )
     paragraphs.append(_maybe_link(rng, index))
