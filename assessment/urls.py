@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from assessment.views import organize, training
+from assessment.views import judging, organize, training
 
 app_name = "assessment"
 
@@ -35,5 +35,9 @@ organize_urls = [
     path("training/<int:round_id>/", training.training_round_page, name="training_round"),
 ]
 urlpatterns: list = [
+    path("assess/", judging.assess_home, name="home"),
+    path("assess/<int:assignment_id>/", judging.assess_continue, name="continue"),
+    path("assess/<int:assignment_id>/items/", judging.item_list, name="items"),
+    path("assess/<int:assignment_id>/<int:item_id>/", judging.judge_item, name="judge"),
     *organize_urls,
 ]

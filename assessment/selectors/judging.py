@@ -26,6 +26,7 @@ __all__ = [
     "ItemStatus",
     "assignment_for",
     "assignments_with_progress",
+    "item_hit_ids",
     "item_judgments",
     "item_page",
     "item_state",
@@ -360,3 +361,15 @@ def item_state(assignment: Assignment, item_id: int) -> list[Judgment] | None:
         .order_by("hit__position", "hit_id")
         .only("hit_id", "grade", "flag", "comment", "revision", "updated_at")
     )
+
+
+def item_hit_ids(assignment: Assignment, item_id: int) -> list[int] | None:
+    """The hit ids of one item of the assignment's topic, in order; None if not in it."""
+    rows = list(
+        PoolItem.objects.filter(pk=item_id, topic_id=assignment.topic_id)
+        .order_by("hits__position", "hits__pk")
+        .values_list("hits__pk", flat=True)
+    )
+    if not rows:
+        return None
+    return [hit_id for hit_id in rows if hit_id is not None]

@@ -1,0 +1,120 @@
+"""The JSON endpoint the judging page talks to: read an item's judgments, submit them.
+
+GET  /api/assignments/<assignment>/items/<item>/judgments/  → the item's current judgments
+POST the same                                                → store them (all or nothing)
+
+Scoped like the pages (another assessor's assignment or another topic's item: 404), blind
+(only this assignment's own judgments go out), idempotent (send a client_token per attempt
+and retry with the same one).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.urls import reverse
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from assessment.models import Assignment, Judgment
+from assessment.selectors.judging import (
+    assignment_for,
+    item_state,
+    item_statuses,
+    next_unjudged_item_id,
+)
+from assessment.services.judging import (
+    MAX_ACTIVE_SECONDS,
+    HitVerdict,
+    JudgingNotFound,
+    JudgmentInvalid,
+    item_submit,
+)
+from pooling.models import PoolItem
+
+
+class VerdictIn(serializers.Serializer):
+    hit = serializers.IntegerField(min_value=1)
+    grade = serializers.IntegerField(min_value=0, max_value=3, allow_null=True, required=False)
+    flag = serializers.ChoiceField(
+        choices=[v for v in Judgment.Flag.values if v], allow_blank=True, required=False
+    )
+    comment = serializers.CharField(allow_blank=True, required=False, max_length=5000)
+
+
+class SubmitIn(serializers.Serializer):
+    judgments = VerdictIn(many=True, allow_empty=False)
+    active_seconds = serializers.FloatField(min_value=0, max_value=MAX_ACTIVE_SECONDS, default=0)
+    client_token = serializers.CharField(max_length=64, allow_blank=True, default="")
+
+
+class JudgmentOut(serializers.Serializer):
+    hit = serializers.IntegerField(source="hit_id")
+    grade = serializers.IntegerField(allow_null=True)
+    flag = serializers.CharField()
+    comment = serializers.CharField()
+    revision = serializers.IntegerField()
+    updated_at = serializers.DateTimeField()
+
+
+def _state(assignment: Assignment, item_id: int, judgments: list[Judgment]) -> dict:
+    statuses = item_statuses(assignment)
+    following = next_unjudged_item_id(statuses, item_id)
+    return {
+        "item": item_id,
+        "judgments": JudgmentOut(judgments, many=True).data,
+        "judged_hits": sum(s.judged for s in statuses),
+        "total_hits": sum(s.hits for s in statuses),
+        "next_unjudged_url": (
+            reverse("assessment:judge", args=[assignment.pk, following]) if following else None
+        ),
+        "items_url": reverse("assessment:items", args=[assignment.pk]),
+    }
+
+
+class ItemJudgmentsView(APIView):
+    """An assessor's judgments of one pool item of their assignment."""
+
+    def _assignment(self, request: Request, assignment_id: int) -> Assignment:
+        assignment = assignment_for(assessor=request.user, assignment_id=assignment_id)  # type: ignore[arg-type]
+        if assignment is None:
+            raise Http404("No such assignment.")
+        return assignment
+
+    def get(self, request: Request, assignment_id: int, item_id: int) -> Response:
+        assignment = self._assignment(request, assignment_id)
+        judgments = item_state(assignment, item_id)
+        if judgments is None:
+            raise Http404("No such item in this topic.")
+        return Response(_state(assignment, item_id, judgments))
+
+    def post(self, request: Request, assignment_id: int, item_id: int) -> Response:
+        assignment = self._assignment(request, assignment_id)
+        given = SubmitIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        verdicts = [
+            HitVerdict(
+                hit_id=v["hit"],
+                grade=v.get("grade"),
+                flag=v.get("flag", ""),
+                comment=v.get("comment", ""),
+            )
+            for v in data["judgments"]
+        ]
+        try:
+            stored = item_submit(
+                assignment=assignment,
+                item=PoolItem(pk=item_id),
+                assessor=request.user,  # type: ignore[arg-type]
+                verdicts=verdicts,
+                active_seconds=data["active_seconds"],
+                client_token=data["client_token"],
+            )
+        except JudgingNotFound as error:
+            raise Http404(str(error)) from error
+        except JudgmentInvalid as error:
+            problems = {str(hit): text for hit, text in error.problems.items()}
+            return Response({"problems": problems}, status=400)
+        return Response(_state(assignment, item_id, stored))

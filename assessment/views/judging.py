@@ -1,0 +1,231 @@
+"""The assessor's pages: home, the two-pane judging page, the item list.
+
+Thin: scope the assignment to the logged-in assessor (others get 404), call one selector or
+service, render. Without JavaScript the judging page is a plain form POST and a redirect; with
+it, static/js/judge.js submits to the JSON endpoint in assessment/api/judging.py.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from assessment.models import Assignment, Judgment
+from assessment.selectors.judging import (
+    ItemPage,
+    assignment_for,
+    assignments_with_progress,
+    item_hit_ids,
+    item_page,
+    item_statuses,
+    next_unjudged_item_id,
+)
+from assessment.services.judging import (
+    HitVerdict,
+    JudgingNotFound,
+    JudgmentInvalid,
+    item_submit,
+)
+from collection.models import RetrievalTask
+from pooling.models import PoolItem
+
+# Without JavaScript the page cannot see idle time; its time is capped at the idle limit.
+IDLE_LIMIT_SECONDS = 120.0
+
+CHOICES = [
+    ("3", "High", "3", "high"),
+    ("2", "Medium", "2", "medium"),
+    ("1", "Low", "1", "low"),
+    ("0", "Not relevant", "0", "not"),
+    (Judgment.Flag.SYSTEM_FAILURE.value, "System failure", "f", "flag"),
+    (Judgment.Flag.DONT_KNOW.value, "Do not know", "d", "flag"),
+]
+
+# ARQMath Table 2, in our own words.
+DEFINITIONS = {
+    RetrievalTask.Kind.FORMULA: [
+        ("High", "As useful to the asker as finding the query formula itself would be."),
+        ("Medium", "Useful, though not as useful as the query formula itself would be."),
+        ("Low", "Some chance that it leads to something useful."),
+        ("Not relevant", "Not expected to help the asker at all."),
+    ],
+    "answer": [
+        ("High", "Answers the question fully; the asker would be satisfied with it."),
+        ("Medium", "Gives real help (an idea, an approach, part of a solution) but is incomplete."),
+        ("Low", "Related to the question and possibly of some use, without really helping."),
+        ("Not relevant", "Nothing in it helps answer the question."),
+    ],
+}
+FLAG_DEFINITIONS = [
+    ("System failure", "The post or formula does not show properly, or is not what it should be."),
+    ("Do not know", "You cannot judge it (for example, outside what you know); say why."),
+]
+
+
+def _assignment_or_404(request: HttpRequest, assignment_id: int) -> Assignment:
+    assignment = assignment_for(assessor=request.user, assignment_id=assignment_id)  # type: ignore[arg-type]
+    if assignment is None:
+        raise Http404("No such assignment.")
+    return assignment
+
+
+def _item_url(assignment_id: int, item_id: int) -> str:
+    return reverse("assessment:judge", args=[assignment_id, item_id])
+
+
+@login_required
+def assess_home(request: HttpRequest) -> HttpResponse:
+    """The assessor's assignments with progress bars and a way to continue each."""
+    progress = assignments_with_progress(request.user)  # type: ignore[arg-type]
+    return render(request, "assessment/home.html", {"progress": progress})
+
+
+@login_required
+def assess_continue(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    """The first unjudged item of the assignment, or its item list when all are judged."""
+    assignment = _assignment_or_404(request, assignment_id)
+    statuses = item_statuses(assignment)
+    first = next((s.item_id for s in statuses if s.judged < s.hits), None)
+    if first is None:
+        return redirect("assessment:items", assignment_id)
+    return redirect(_item_url(assignment_id, first))
+
+
+@login_required
+def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    """Every item of the topic (judged, unjudged, flagged) to jump to and revise."""
+    assignment = _assignment_or_404(request, assignment_id)
+    statuses = item_statuses(assignment)
+    wanted = request.GET.get("show", "all")
+    shown = [s for s in statuses if wanted in ("all", s.state)]
+    counts = {
+        state: sum(1 for s in statuses if s.state == state)
+        for state in ("unjudged", "partial", "judged", "flagged")
+    }
+    context = {
+        "assignment": assignment,
+        "statuses": shown,
+        "counts": counts,
+        "total": len(statuses),
+        "show": wanted,
+        "judged_hits": sum(s.judged for s in statuses),
+        "total_hits": sum(s.hits for s in statuses),
+    }
+    return render(request, "assessment/items.html", context)
+
+
+def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> dict:
+    kind = "formula" if page.kind == RetrievalTask.Kind.FORMULA else "answer"
+    errors = errors or {}
+    for hit in page.hits:
+        hit.error = errors.get(hit.hit_id, "")
+    return {
+        "page": page,
+        "assignment": page.assignment,
+        "topic": page.assignment.topic,
+        "choices": CHOICES,
+        "definitions": DEFINITIONS[kind],
+        "flag_definitions": FLAG_DEFINITIONS,
+        "is_formula": kind == "formula",
+        "form_error": errors.get(0, ""),
+        "opened_at": int(time.time()),
+        "api_url": reverse(
+            "assessment_api:item-judgments", args=[page.assignment.pk, page.item.pk]
+        ),
+    }
+
+
+def verdicts_from_form(data: Mapping[str, str], hit_ids: list[int]) -> list[HitVerdict]:
+    """The hits the form gives a choice for; the radio value is a grade digit or a flag."""
+    verdicts = []
+    for hit_id in hit_ids:
+        choice = data.get(f"choice-{hit_id}", "").strip()
+        comment = data.get(f"comment-{hit_id}", "")
+        if not choice:
+            continue
+        if choice.isdigit():
+            verdicts.append(HitVerdict(hit_id=hit_id, grade=int(choice), comment=comment))
+        else:
+            verdicts.append(HitVerdict(hit_id=hit_id, flag=choice, comment=comment))
+    return verdicts
+
+
+def _form_seconds(data: Mapping[str, str]) -> float:
+    try:
+        return max(0.0, float(data.get("active_seconds", "")))
+    except ValueError:
+        pass
+    try:
+        elapsed = time.time() - float(data.get("opened_at", ""))
+    except ValueError:
+        return 0.0
+    return min(max(elapsed, 0.0), IDLE_LIMIT_SECONDS)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def judge_item(request: HttpRequest, assignment_id: int, item_id: int) -> HttpResponse:
+    """The two-pane judging page; POST (no JavaScript) stores the item's judgments."""
+    assignment = _assignment_or_404(request, assignment_id)
+    if request.method == "GET":
+        page = item_page(assignment, item_id)
+        if page is None:
+            raise Http404("No such item in this topic.")
+        return render(request, "assessment/judge.html", _page_context(page))
+    hit_ids = item_hit_ids(assignment, item_id)
+    if hit_ids is None:
+        raise Http404("No such item in this topic.")
+    verdicts = verdicts_from_form(request.POST, hit_ids)
+    try:
+        item_submit(
+            assignment=assignment,
+            item=PoolItem(pk=item_id, topic_id=assignment.topic_id),
+            assessor=request.user,  # type: ignore[arg-type]
+            verdicts=verdicts,
+            active_seconds=_form_seconds(request.POST),
+            client_token=request.POST.get("client_token", ""),
+        )
+    except JudgingNotFound as error:
+        raise Http404(str(error)) from error
+    except JudgmentInvalid as error:
+        return _rerender_invalid(request, assignment, item_id, error)
+    return _after_submit(request, assignment, item_id, len(verdicts))
+
+
+def _rerender_invalid(
+    request: HttpRequest, assignment: Assignment, item_id: int, error: JudgmentInvalid
+) -> HttpResponse:
+    page = item_page(assignment, item_id)
+    if page is None:
+        raise Http404("No such item in this topic.")
+    # Keep what the assessor chose on the page so nothing typed is lost.
+    for hit in page.hits:
+        choice = request.POST.get(f"choice-{hit.hit_id}", "")
+        hit.grade = int(choice) if choice.isdigit() else None
+        hit.flag = "" if choice.isdigit() else choice
+        hit.comment = request.POST.get(f"comment-{hit.hit_id}", hit.comment)
+    return render(request, "assessment/judge.html", _page_context(page, error.problems), status=400)
+
+
+def _after_submit(
+    request: HttpRequest, assignment: Assignment, item_id: int, submitted: int
+) -> HttpResponseRedirect:
+    statuses = item_statuses(assignment)
+    current = next(s for s in statuses if s.item_id == item_id)
+    if current.judged < current.hits:
+        left = current.hits - current.judged
+        messages.warning(request, f"Saved. {left} hit(s) of this item still need a grade.")
+        return redirect(_item_url(assignment.pk, item_id))
+    following = next_unjudged_item_id(statuses, item_id)
+    if following is None:
+        messages.success(request, "Saved. Every item of this topic is judged — thank you!")
+        return redirect("assessment:items", assignment.pk)
+    messages.success(request, f"Saved {submitted} judgment(s).")
+    return redirect(_item_url(assignment.pk, following))

@@ -1,0 +1,425 @@
+// The judging page, keyboard first. Without this file the page is a plain form POST.
+//
+// - Keys: 3 2 1 0 / h m l n grade the focused hit, f / d flag it, Tab j / Shift+Tab k move
+//   between hits, Enter submits the item, ← / → go to the previous / next item, ? legend.
+// - Submit goes to the JSON endpoint (data-api) without reloading; a failed request keeps the
+//   page as it is and retries with the same client token, so the server stores it once.
+// - After a submit the next unjudged item is fetched and swapped in (no full reload).
+// - Active time: time with the tab visible; an idle gap over two minutes is not counted.
+// - Coming back to the tab re-reads the item's judgments, so a second tab shows the latest.
+(function () {
+  "use strict";
+
+  var IDLE_LIMIT_MS = 120000;
+  var RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15000];
+  var KEY_CHOICES = {
+    "3": "3", h: "3", "2": "2", m: "2", "1": "1", l: "1", "0": "0", n: "0",
+    f: "system_failure", d: "dont_know",
+  };
+  var FLAGS = { system_failure: "System failure", dont_know: "Do not know" };
+
+  // ---- Active time ---------------------------------------------------------------------
+  var clock = {
+    totalMs: 0,
+    last: document.visibilityState === "visible" ? Date.now() : null,
+    activity: function () {
+      var now = Date.now();
+      if (this.last !== null) {
+        var gap = now - this.last;
+        if (gap <= IDLE_LIMIT_MS) this.totalMs += gap;
+      }
+      this.last = document.visibilityState === "visible" ? now : null;
+    },
+    seconds: function () {
+      this.activity();
+      return Math.round(this.totalMs / 100) / 10;
+    },
+    reset: function () {
+      this.totalMs = 0;
+      this.last = document.visibilityState === "visible" ? Date.now() : null;
+    },
+  };
+  var lastMove = 0;
+  ["keydown", "mousedown", "wheel", "touchstart", "scroll"].forEach(function (type) {
+    window.addEventListener(type, function () { clock.activity(); }, { passive: true, capture: true });
+  });
+  window.addEventListener("mousemove", function () {
+    var now = Date.now();
+    if (now - lastMove > 1000) { lastMove = now; clock.activity(); }
+  }, { passive: true });
+
+  // ---- Page state -----------------------------------------------------------------------
+  var page = null; // {root, form, hits, focus, pending, retryTimer, leaveArmedUntil}
+
+  function $(selector, scope) { return (scope || document).querySelector(selector); }
+  function $all(selector, scope) { return Array.prototype.slice.call((scope || document).querySelectorAll(selector)); }
+
+  function newToken() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    return Date.now().toString(36) + Math.random().toString(36).slice(2);
+  }
+
+  function csrfToken() {
+    var input = $("input[name=csrfmiddlewaretoken]", page.form);
+    return input ? input.value : "";
+  }
+
+  function hitChoice(hit) {
+    var checked = $("input[type=radio]:checked", hit);
+    return checked ? checked.value : "";
+  }
+  function hitComment(hit) { return $("textarea", hit).value; }
+
+  function markHit(hit) {
+    var choice = hitChoice(hit);
+    var dirty = choice !== hit.dataset.choice || hitComment(hit).trim() !== hit.dataset.comment;
+    hit.classList.toggle("is-dirty", dirty);
+    hit.classList.toggle("is-judged", !!choice && !dirty);
+    hit.classList.toggle("needs-comment", !!FLAGS[choice] && !hitComment(hit).trim());
+    var state = $("[data-state]", hit);
+    if (state) state.textContent = dirty ? "not saved yet" : choice ? "saved" : "not judged";
+  }
+
+  function showHitError(hit, text) {
+    var box = $("[data-error]", hit);
+    box.textContent = text || "";
+    box.hidden = !text;
+    hit.classList.toggle("has-error", !!text);
+  }
+
+  var statusTimer = null;
+  function status(text, kind, action) {
+    var box = $("#judge-status");
+    if (!box) return;
+    clearTimeout(statusTimer);
+    box.className = "judge-status" + (kind ? " is-" + kind : "");
+    box.textContent = text;
+    if (action) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.textContent = action.label;
+      button.addEventListener("click", action.run);
+      box.appendChild(button);
+    }
+    box.hidden = !text;
+    if (kind === "saved" || kind === "info") {
+      statusTimer = setTimeout(function () { box.hidden = true; }, 2500);
+    }
+  }
+
+  function setFocus(index, scroll) {
+    if (!page || !page.hits.length) return;
+    page.focus = (index + page.hits.length) % page.hits.length;
+    page.hits.forEach(function (hit, i) { hit.classList.toggle("is-focused", i === page.focus); });
+    var hit = page.hits[page.focus];
+    hit.focus({ preventScroll: true });
+    if (scroll !== false) hit.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+
+  function choose(value) {
+    var hit = page.hits[page.focus];
+    if (!hit) return;
+    var radio = $('input[type=radio][value="' + value + '"]', hit);
+    radio.checked = true;
+    showHitError(hit, "");
+    markHit(hit);
+    if (FLAGS[value]) {
+      $("textarea", hit).focus();  // a flag needs a reason
+    } else if (page.hits.length > 1 && page.focus < page.hits.length - 1) {
+      setFocus(page.focus + 1);  // formula items: straight on to the next post
+    }
+  }
+
+  function isDirty() {
+    return page && page.hits.some(function (hit) { return hit.classList.contains("is-dirty"); });
+  }
+
+  // ---- Submitting ----------------------------------------------------------------------
+  function collect() {
+    var verdicts = [];
+    var firstBad = null;
+    page.hits.forEach(function (hit, i) {
+      var choice = hitChoice(hit);
+      var comment = hitComment(hit);
+      var problem = "";
+      if (!choice) problem = "Choose a grade (3 2 1 0), System failure (f) or Do not know (d).";
+      else if (FLAGS[choice] && !comment.trim()) problem = FLAGS[choice] + " needs a comment saying why.";
+      showHitError(hit, problem);
+      if (problem && firstBad === null) firstBad = i;
+      var verdict = { hit: Number(hit.dataset.hit), comment: comment };
+      if (/^[0-3]$/.test(choice)) verdict.grade = Number(choice);
+      else verdict.flag = choice;
+      verdicts.push(verdict);
+    });
+    return { verdicts: verdicts, firstBad: firstBad };
+  }
+
+  function submit() {
+    if (!page || !page.hits.length) return;
+    if (page.pending && page.pending.inFlight) return; // a double press sends once
+    var collected = collect();
+    if (collected.firstBad !== null) {
+      setFocus(collected.firstBad);
+      var hit = page.hits[collected.firstBad];
+      if (hitChoice(hit)) $("textarea", hit).focus();
+      status("Not submitted: " + $("[data-error]", hit).textContent, "error");
+      return;
+    }
+    var body = {
+      judgments: collected.verdicts,
+      active_seconds: clock.seconds(),
+      client_token: newToken(),
+    };
+    page.pending = { body: body, attempt: 0, inFlight: false };
+    send();
+  }
+
+  function send() {
+    var pending = page.pending;
+    if (!pending) return;
+    clearTimeout(page.retryTimer);
+    pending.inFlight = true;
+    var button = $(".submit-btn", page.form);
+    if (button) button.disabled = true;
+    status("Saving…", "busy");
+    var current = page;
+    fetch(page.form.dataset.api, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), Accept: "application/json" },
+      body: JSON.stringify(pending.body),
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        return { response: response, data: data };
+      });
+    }).then(function (result) {
+      if (current !== page) return;
+      pending.inFlight = false;
+      if (button) button.disabled = false;
+      var code = result.response.status;
+      if (result.response.ok) return saved(result.data);
+      page.pending = null;
+      if (code === 400) return refused(result.data);
+      if (code === 403) {
+        status("Not saved: your session has ended. Log in again in another tab, then press Enter.", "error");
+        return;
+      }
+      if (code === 404) { status("Not saved: this item is no longer yours to judge.", "error"); return; }
+      page.pending = pending;
+      retryLater("the server answered " + code);
+    }).catch(function () {
+      if (current !== page) return;
+      pending.inFlight = false;
+      if (button) button.disabled = false;
+      retryLater("no connection");
+    });
+  }
+
+  function retryLater(reason) {
+    var pending = page.pending;
+    var delay = RETRY_DELAYS_MS[Math.min(pending.attempt, RETRY_DELAYS_MS.length - 1)];
+    pending.attempt += 1;
+    status("Not saved yet (" + reason + "). Your choices are kept; retrying in " + Math.round(delay / 1000) + " s…",
+      "error", { label: "Retry now", run: send });
+    page.retryTimer = setTimeout(send, delay);
+  }
+
+  function refused(data) {
+    var problems = (data && data.problems) || {};
+    var first = null;
+    page.hits.forEach(function (hit, i) {
+      var text = problems[hit.dataset.hit];
+      showHitError(hit, text || "");
+      if (text && first === null) first = i;
+    });
+    if (first !== null) setFocus(first);
+    var general = problems["0"] || (data && data.detail) || "Please check the marked hits.";
+    status("Not submitted: " + (first !== null ? "please check the marked hits." : general), "error");
+  }
+
+  function applyJudgments(judgments, force) {
+    judgments.forEach(function (j) {
+      var hit = $('.hit[data-hit="' + j.hit + '"]', page.root);
+      if (!hit) return;
+      if (!force && hit.classList.contains("is-dirty")) return; // never overwrite unsaved work
+      var value = j.grade === null || j.grade === undefined ? j.flag : String(j.grade);
+      hit.dataset.choice = value;
+      hit.dataset.comment = (j.comment || "").trim();
+      var radio = $('input[type=radio][value="' + value + '"]', hit);
+      if (radio) radio.checked = true;
+      $("textarea", hit).value = j.comment || "";
+      showHitError(hit, "");
+      markHit(hit);
+    });
+  }
+
+  function updateProgress(data) {
+    if (typeof data.judged_hits !== "number") return;
+    var judged = $("[data-judged]", page.root);
+    if (judged) judged.textContent = data.judged_hits;
+    var bar = $("[data-progress]", page.root);
+    if (bar && data.total_hits) bar.style.width = Math.round((100 * data.judged_hits) / data.total_hits) + "%";
+  }
+
+  function saved(data) {
+    page.pending = null;
+    clock.reset();
+    applyJudgments(data.judgments || [], true);
+    updateProgress(data);
+    var next = data.next_unjudged_url;
+    if (next) {
+      status("Saved ✓ — on to the next unjudged item", "saved");
+      go(next, true);
+    } else {
+      status("Saved ✓ — every item of this topic is judged. Thank you!", "saved");
+      setTimeout(function () { window.location.assign(page.form.dataset.itemsUrl); }, 900);
+    }
+  }
+
+  // ---- Reading the latest (second tab) -------------------------------------------------
+  function refresh() {
+    if (!page || (page.pending && page.pending.inFlight)) return;
+    var current = page;
+    fetch(page.form.dataset.api, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (data) {
+        if (data && current === page) { applyJudgments(data.judgments || [], false); updateProgress(data); }
+      })
+      .catch(function () { /* offline: the page keeps what it has */ });
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") { clock.last = Date.now(); refresh(); }
+    else { clock.activity(); clock.last = null; }
+  });
+
+  // ---- Moving between items without reloading -----------------------------------------
+  function go(url, push) {
+    fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (response) {
+        if (!response.ok || new URL(response.url).pathname !== new URL(url, location.href).pathname) {
+          throw new Error("not a judging page");
+        }
+        return response.text();
+      })
+      .then(function (text) {
+        var doc = new DOMParser().parseFromString(text, "text/html");
+        var fresh = doc.getElementById("judge-app");
+        if (!fresh || !page) throw new Error("not a judging page");
+        clearTimeout(page.retryTimer);
+        var node = document.importNode(fresh, true);
+        page.root.replaceWith(node);
+        if (push) history.pushState({ judge: true }, "", url);
+        document.title = node.dataset.title || document.title;
+        window.scrollTo(0, 0);
+        clock.reset();
+        init(node);
+        if (window.qrelsmithTypeset) window.qrelsmithTypeset(node);
+      })
+      .catch(function () { window.location.assign(url); });
+  }
+
+  function leave(direction) {
+    var link = $('[data-nav="' + direction + '"]', page.root);
+    if (!link) { status(direction === "next" ? "This is the last item." : "This is the first item.", "info"); return; }
+    if (isDirty() && !(page.leaveArmedUntil > Date.now())) {
+      page.leaveArmedUntil = Date.now() + 4000;
+      status("Unsaved changes here. Enter submits them; press " + (direction === "next" ? "→" : "←") + " again to leave them.", "error");
+      return;
+    }
+    go(link.href, true);
+  }
+
+  window.addEventListener("popstate", function () { if (page) go(location.href, false); });
+  window.addEventListener("beforeunload", function (event) {
+    if (isDirty() || (page && page.pending)) { event.preventDefault(); event.returnValue = ""; }
+  });
+
+  // ---- Keyboard ------------------------------------------------------------------------
+  function toggle(id) {
+    var panel = document.getElementById(id);
+    if (!panel) return;
+    panel.hidden = !panel.hidden;
+    var button = $('[data-toggle="' + id + '"]', page.root);
+    if (button) button.setAttribute("aria-expanded", String(!panel.hidden));
+  }
+
+  function onKey(event) {
+    if (!page) return;
+    var target = event.target;
+    var inText = target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && target.type === "text");
+    if (inText) {
+      if (event.key === "Escape") { event.preventDefault(); target.blur(); setFocus(page.focus, false); }
+      else if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var key = event.key;
+    var inBar = target.closest && target.closest(".judge-bar, .overlay-card, .topbar");
+    if (key === "Tab" && inBar) return; // the bar's links keep their ordinary Tab order
+    if (KEY_CHOICES[key.toLowerCase()] !== undefined && key.length === 1) {
+      event.preventDefault();
+      choose(KEY_CHOICES[key.toLowerCase()]);
+    } else if (key === "Tab" || key === "j" || key === "k") {
+      event.preventDefault();
+      setFocus(page.focus + (key === "k" || (key === "Tab" && event.shiftKey) ? -1 : 1));
+    } else if (key === "Enter") {
+      if (target.tagName === "A" || target.tagName === "BUTTON" || target.tagName === "SUMMARY") return;
+      event.preventDefault();
+      submit();
+    } else if (key === "ArrowRight" || key === "ArrowLeft") {
+      event.preventDefault();
+      leave(key === "ArrowRight" ? "next" : "prev");
+    } else if (key === "?") {
+      event.preventDefault();
+      toggle("legend");
+    } else if (key === "g") {
+      event.preventDefault();
+      toggle("definitions");
+    } else if (key === "c") {
+      event.preventDefault();
+      $("textarea", page.hits[page.focus]).focus();
+    } else if (key === "Escape") {
+      ["legend", "definitions"].forEach(function (id) { var p = document.getElementById(id); if (p) p.hidden = true; });
+    }
+  }
+  document.addEventListener("keydown", onKey);
+
+  // ---- Wiring a page -------------------------------------------------------------------
+  function init(root) {
+    var form = $("#judge-form", root);
+    if (!form) return;
+    page = { root: root, form: form, hits: $all(".hit", form), focus: 0, pending: null, retryTimer: null };
+    page.hits.forEach(function (hit, i) {
+      hit.dataset.comment = hitComment(hit).trim();
+      markHit(hit);
+      hit.addEventListener("mousedown", function (event) {
+        if (event.target.tagName !== "TEXTAREA") setFocus(i, false);
+      });
+      hit.addEventListener("change", function () { showHitError(hit, ""); markHit(hit); });
+      hit.addEventListener("input", function () { markHit(hit); });
+      $all("input[type=radio]", hit).forEach(function (radio) {
+        radio.addEventListener("change", function () {
+          if (FLAGS[radio.value]) $("textarea", hit).focus();
+          else setFocus(i, false);
+        });
+      });
+    });
+    form.addEventListener("submit", function (event) { event.preventDefault(); submit(); });
+    $all("[data-toggle]", root).forEach(function (button) {
+      button.addEventListener("click", function () { toggle(button.dataset.toggle); });
+    });
+    $all("[data-nav]", root).forEach(function (link) {
+      link.addEventListener("click", function (event) { event.preventDefault(); leave(link.dataset.nav); });
+    });
+    var firstOpen = page.hits.findIndex(function (hit) { return !hitChoice(hit); });
+    setFocus(firstOpen >= 0 ? firstOpen : 0, false);
+    document.body.classList.add("judge-js");
+  }
+
+  function start() {
+    var root = document.getElementById("judge-app");
+    if (root) init(root);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
