@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -12,6 +12,7 @@ from collection.models import Formula, RetrievalTask
 from evaluation.measures import RunRow
 from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
 from evaluation.qrels import JudgmentRecord, JudgmentSource
+from evaluation.reports import sort_rows
 from pooling.algorithms import answer_key
 from pooling.algorithms.openqa import ANSWER_KEY_PREFIX
 from pooling.models import Contribution, Run
@@ -149,3 +150,26 @@ def tasks_with_results(user: Any) -> QuerySet[RetrievalTask]:
     return tasks.filter(
         campaign__results_published=True, runs__team__members=user, runs__results__isnull=False
     ).distinct()
+
+
+def result_rows(results: Iterable[EvaluationResult], job: EvaluationJob | None) -> list[dict]:
+    """Plain rows for tables and downloads, best first by the task's first measure."""
+    intervals = job.intervals if job is not None else {}
+    rows = [
+        {
+            "id": result.run_id,
+            "run": f"{result.run.team.name}/{result.run.tag}",
+            "team": result.run.team.name,
+            "tag": result.run.tag,
+            "role": result.run.role,
+            "file": result.run.file_name,
+            **result.measures,
+            "intervals": intervals.get(str(result.run_id), {}),
+            "per_topic": result.per_topic,
+        }
+        for result in results
+    ]
+    if not rows:
+        return rows
+    kind = "openqa" if "ar" in rows[0] else "answer"
+    return [dict(row) for row in sort_rows(rows, kind)]

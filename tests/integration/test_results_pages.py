@@ -1,0 +1,150 @@
+"""Results and qrels pages: who sees what, downloads, actions, bounded queries."""
+
+import json
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from evaluation.models import EvaluationJob, QrelsVersion
+from evaluation.services import evaluation_job_run, qrels_export
+from tests.factories import UserFactory
+from tests.integration.evaluation_data import JudgedTask, judged_answer_task
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def evaluated() -> tuple[JudgedTask, QrelsVersion]:
+    data = judged_answer_task()
+    qrels = qrels_export(task=data.task)
+    evaluation_job_run(job=EvaluationJob.objects.create(task=data.task, qrels=qrels, seed=1))
+    return data, qrels
+
+
+def logged_in(*, staff: bool = False) -> tuple[Client, object]:
+    client = Client()
+    user = UserFactory.create(is_staff=staff)
+    client.force_login(user)
+    return client, user
+
+
+def test_staff_results_page_shows_runs_best_first_with_significance_when_evaluated(
+    evaluated: tuple[JudgedTask, QrelsVersion], django_assert_max_num_queries: object
+) -> None:
+    data, qrels = evaluated
+    client, _ = logged_in(staff=True)
+    with django_assert_max_num_queries(12):  # type: ignore[operator]
+        response = client.get(reverse("evaluation:results", args=[data.task.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.index("Alpha") < html.index("Beta")  # alpha's nDCG' is higher
+    assert qrels.checksum[:12] in html
+    assert "Significance" in html
+    assert "Pool reusability" in html
+    chart = response.context["chart"]
+    assert chart["runs"] == ["Alpha/alpha", "Beta/beta"]
+    assert chart["topics"] == ["A.1", "A.2"]
+
+
+def test_participant_sees_only_own_runs_without_staff_tables_when_results_published(
+    evaluated: tuple[JudgedTask, QrelsVersion],
+) -> None:
+    data, _ = evaluated
+    data.task.campaign.results_published = True
+    data.task.campaign.save()
+    client, user = logged_in()
+    data.beta.team.members.add(user)
+    response = client.get(reverse("evaluation:results", args=[data.task.pk]))
+    html = response.content.decode()
+    assert [row["tag"] for row in response.context["rows"]] == ["beta"]
+    assert "Alpha" not in html
+    assert "Significance" not in html
+    assert "Pool reusability" not in html
+
+
+def test_participant_is_told_results_are_unpublished_when_not_published(
+    evaluated: tuple[JudgedTask, QrelsVersion],
+) -> None:
+    data, _ = evaluated
+    client, user = logged_in()
+    data.beta.team.members.add(user)
+    response = client.get(reverse("evaluation:results", args=[data.task.pk]))
+    assert response.status_code == 403
+    assert "not published" in response.content.decode()
+    download = reverse("evaluation:results-download", args=[data.task.pk, "csv"])
+    assert client.get(download).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("fmt", "check"),
+    [
+        ("csv", lambda body: body.splitlines()[1].startswith("Alpha/alpha,")),
+        ("json", lambda body: [r["tag"] for r in json.loads(body)] == ["alpha", "beta"]),
+        ("latex", lambda body: "\\begin{tabular}" in body and "Alpha/alpha" in body),
+        ("topics", lambda body: "Beta/beta,A.1," in body),
+    ],
+)
+def test_downloads_hold_the_table_when_format_chosen(
+    evaluated: tuple[JudgedTask, QrelsVersion], fmt: str, check: object
+) -> None:
+    data, _ = evaluated
+    client, _ = logged_in(staff=True)
+    response = client.get(reverse("evaluation:results-download", args=[data.task.pk, fmt]))
+    assert response.status_code == 200
+    assert "attachment" in response["Content-Disposition"]
+    assert check(response.content.decode())  # type: ignore[operator]
+
+
+def test_qrels_page_exports_then_starts_evaluation_when_organizer_posts(
+    django_capture_on_commit_callbacks: object, django_assert_max_num_queries: object
+) -> None:
+    data = judged_answer_task()
+    client, _ = logged_in(staff=True)
+    url = reverse("evaluation:qrels", args=[data.task.pk])
+    response = client.post(url, {"action": "export", "level": "item", "use_dual": "on"})
+    assert response.status_code == 302
+    version = QrelsVersion.objects.get()
+    assert version.row_count == 6
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:  # type: ignore[operator]
+        client.post(url, {"action": "evaluate", "qrels": version.pk})
+    assert len(callbacks) == 1  # the Celery enqueue waits for the commit
+    job = EvaluationJob.objects.get()
+    assert (job.qrels_id, job.runs_total, job.status) == (version.pk, 2, "pending")
+    with django_assert_max_num_queries(10):  # type: ignore[operator]
+        page = client.get(url)
+    assert version.checksum[:12] in page.content.decode()
+    progress = client.get(reverse("evaluation:job-progress", args=[job.pk])).json()
+    assert progress == {"status": "pending", "runs_done": 0, "runs_total": 2, "error": ""}
+
+
+def test_qrels_page_shows_error_when_instance_level_asked_for_answer_task() -> None:
+    data = judged_answer_task()
+    client, _ = logged_in(staff=True)
+    url = reverse("evaluation:qrels", args=[data.task.pk])
+    response = client.post(url, {"action": "export", "level": "instance"}, follow=True)
+    assert "formula task only" in response.content.decode()
+    assert not QrelsVersion.objects.exists()
+
+
+def test_qrels_download_gives_file_with_checksum_to_staff_only_when_requested(
+    evaluated: tuple[JudgedTask, QrelsVersion],
+) -> None:
+    _, qrels = evaluated
+    url = reverse("evaluation:qrels-download", args=[qrels.pk])
+    staff, _ = logged_in(staff=True)
+    response = staff.get(url)
+    assert response.content.decode() == qrels.content
+    assert response["X-Qrels-Checksum"] == qrels.checksum
+    participant, _ = logged_in()
+    assert participant.get(url).status_code == 403
+
+
+def test_results_index_lists_tasks_with_bounded_queries_when_staff(
+    evaluated: tuple[JudgedTask, QrelsVersion], django_assert_max_num_queries: object
+) -> None:
+    data, _ = evaluated
+    client, _ = logged_in(staff=True)
+    with django_assert_max_num_queries(6):  # type: ignore[operator]
+        response = client.get(reverse("evaluation:index"))
+    assert reverse("evaluation:results", args=[data.task.pk]) in response.content.decode()
