@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
@@ -22,7 +23,7 @@ def evaluated() -> tuple[JudgedTask, QrelsVersion]:
     return data, qrels
 
 
-def logged_in(*, staff: bool = False) -> tuple[Client, object]:
+def logged_in(*, staff: bool = False) -> tuple[Client, User]:
     client = Client()
     user = UserFactory.create(is_staff=staff)
     client.force_login(user)
