@@ -1,0 +1,53 @@
+"""REST endpoints of the pools (organizers): figures of a task's pools, build status, builds.
+
+GET  /api/pools/<task_id>/        the figures of the pool page, as JSON
+GET  /api/pools/<task_id>/build/  the latest build's status (what the progress bar polls)
+POST /api/pools/<task_id>/build/  queue a build (202 with its status)
+"""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework import permissions, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from collection.models import RetrievalTask
+from pooling.selectors.pools import build_status, latest_build, pool_stats
+from pooling.services.pools import pool_build_request
+
+
+class BuildStatusSerializer(serializers.Serializer):
+    build = serializers.IntegerField(allow_null=True)
+    status = serializers.CharField()
+    topics_done = serializers.IntegerField()
+    topics_total = serializers.IntegerField()
+    stats = serializers.DictField(child=serializers.IntegerField(), required=False)
+    error = serializers.CharField(required=False, allow_blank=True)
+    created_at = serializers.DateTimeField(required=False)
+    finished_at = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class PoolStatsView(APIView):
+    permission_classes = [permissions.IsAdminUser]
+
+    def get(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        stats = pool_stats(task).as_dict()
+        stats["build"] = build_status(latest_build(task))
+        return Response(stats)
+
+
+class PoolBuildView(APIView):
+    permission_classes = [permissions.IsAdminUser]
+    serializer_class = BuildStatusSerializer
+
+    def get(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        return Response(build_status(latest_build(task)))
+
+    def post(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        build = pool_build_request(task=task, requested_by=request.user)
+        return Response(build_status(build), status=202)

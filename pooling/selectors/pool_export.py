@@ -1,0 +1,70 @@
+"""The pool as tab-separated text (issue 4 "Exports"), one topic at a time.
+
+- hits: one row per hit — topic, pool item key (post id, visual id or generated-answer id),
+  post id, formula id, display order, vote, and the contributing runs with their ranks;
+- annotated: one row per contribution — topic, key, team, run, rank — from which any
+  depth-k pool can be recomputed (DESIGN.md: the pool is kept annotated).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from collection.models import RetrievalTask, Topic
+from pooling.models import Contribution, Hit, PoolItem
+from pooling.selectors.pool_inputs import pooling_target
+
+HITS_HEADER = ("topic", "key", "post_id", "formula_id", "display_order", "vote", "runs")
+ANNOTATED_HEADER = ("topic", "key", "team", "run", "rank")
+EXPORT_KINDS = ("hits", "annotated")
+
+
+def _line(values: tuple[object, ...]) -> str:
+    return "\t".join("" if value is None else str(value) for value in values) + "\n"
+
+
+def _topics(task: RetrievalTask) -> list[tuple[int, str]]:
+    target = pooling_target(task)
+    return list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
+
+
+def _contributions(topic_id: int) -> dict[int, list[tuple[str, str, int]]]:
+    by_item: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
+    rows = Contribution.objects.filter(item__topic_id=topic_id).values_list(
+        "item_id", "run__team__name", "run__tag", "rank"
+    )
+    for item_id, team, tag, rank in rows.order_by("item_id", "rank", "run__team__name", "run__tag"):
+        by_item[item_id].append((team, tag, rank))
+    return by_item
+
+
+def pool_hit_lines(task: RetrievalTask) -> Iterator[str]:
+    """The hits TSV, header first, topics in order, items in display order."""
+    yield _line(HITS_HEADER)
+    for topic_id, number in _topics(task):
+        contributions = _contributions(topic_id)
+        hits = Hit.objects.filter(item__topic_id=topic_id).order_by(
+            "item__display_order", "position", "id"
+        )
+        for item_id, key, post_id, formula_id, order, vote in hits.values_list(
+            "item_id", "item__key", "post_id", "formula_id", "item__display_order", "vote"
+        ):
+            runs = ",".join(f"{team}/{tag}:{rank}" for team, tag, rank in contributions[item_id])
+            yield _line((number, key, post_id, formula_id, order, f"{vote:.6f}", runs))
+
+
+def annotated_pool_lines(task: RetrievalTask) -> Iterator[str]:
+    """The annotated pool TSV: every (topic, item, run, rank), header first."""
+    yield _line(ANNOTATED_HEADER)
+    for topic_id, number in _topics(task):
+        keys = dict(PoolItem.objects.filter(topic_id=topic_id).values_list("id", "key"))
+        for item_id, rows in sorted(_contributions(topic_id).items(), key=lambda p: keys[p[0]]):
+            for team, tag, rank in rows:
+                yield _line((number, keys[item_id], team, tag, rank))
+
+
+def pool_export_lines(task: RetrievalTask, kind: str) -> Iterator[str]:
+    if kind == "annotated":
+        return annotated_pool_lines(task)
+    return pool_hit_lines(task)

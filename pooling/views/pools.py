@@ -1,0 +1,107 @@
+"""Organizer pages of the pools (staff only): every task's pools, one task's figures, building
+and downloading. The build button posts a form (works without JavaScript);
+static/js/pool_progress.js sends it with fetch and polls the build status for the progress bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    JsonResponse,
+    StreamingHttpResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from collection.models import RetrievalTask
+from pooling.selectors.pool_export import EXPORT_KINDS, pool_export_lines
+from pooling.selectors.pools import (
+    build_status,
+    latest_build,
+    overlap_matrix,
+    pool_stats,
+    pooled_tasks,
+)
+from pooling.services.pools import pool_build_request
+
+View = Callable[..., HttpResponseBase]
+
+
+def organizers_only(view: View) -> View:
+    """Anonymous users go to the login page; logged-in non-staff get 403."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not request.user.is_staff:
+            raise PermissionDenied("Pools are for organizers.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _task(task_id: int) -> RetrievalTask:
+    return get_object_or_404(RetrievalTask.objects.select_related("campaign"), pk=task_id)
+
+
+@require_GET
+@organizers_only
+def pools_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "pooling/pools_index.html", {"tasks": list(pooled_tasks())})
+
+
+@require_GET
+@organizers_only
+def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = _task(task_id)
+    stats = pool_stats(task)
+    build = latest_build(task)
+    context = {
+        "task": task,
+        "stats": stats,
+        "overlap": overlap_matrix(stats),
+        "build": build,
+        "status": build_status(build),
+        "running": build is not None and build.status in ("pending", "running"),
+        "build_stats": [
+            (name.replace("_", " "), value)
+            for name, value in (build.stats if build else {}).items()
+        ],
+    }
+    return render(request, "pooling/pool.html", context)
+
+
+@require_POST
+@organizers_only
+def pool_build_start(request: HttpRequest, task_id: int) -> HttpResponseBase:
+    task = _task(task_id)
+    build = pool_build_request(task=task, requested_by=request.user)
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse(build_status(build), status=202)
+    messages.success(request, f"Build {build.pk} queued: the page shows its progress.")
+    return redirect("pooling:pool", task_id=task.pk)
+
+
+@require_GET
+@organizers_only
+def pool_export(request: HttpRequest, task_id: int, kind: str) -> StreamingHttpResponse:
+    if kind not in EXPORT_KINDS:
+        raise Http404("Unknown export")
+    task = _task(task_id)
+    response = StreamingHttpResponse(
+        pool_export_lines(task, kind), content_type="text/tab-separated-values; charset=utf-8"
+    )
+    name = f"{task.campaign.name}-{task.kind}-pool-{kind}.tsv".replace(" ", "_")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
