@@ -8,12 +8,14 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from assessment.demo_agreement import demo_training_and_dual
 from assessment.models import Assignment, Judgment
-from assessment.selectors.agreement import task_agreement
+from assessment.selectors.agreement import task_agreement, training_rounds_agreement
 from assessment.selectors.dashboard import task_dashboard
 from assessment.services.assignments import assignments_create, dual_assignments_create
 from assessment.services.training import training_round_create
 from tests.factories import (
+    ContributionFactory,
     HitFactory,
     JudgmentFactory,
     PoolItemFactory,
@@ -221,3 +223,26 @@ def test_progress_chart_groups_judgments_by_day_when_they_span_days() -> None:
     Judgment.objects.filter(pk=first.pk).update(created_at=earlier)
     progress = task_dashboard(task=task).progress
     assert [n for _, n in progress] == [1, Judgment.objects.count()]
+
+
+def test_demo_step_leaves_finished_rounds_and_dual_topics_when_pools_exist() -> None:
+    task = RetrievalTaskFactory.create(pool_seed=3)
+    run = RunFactory.create(task=task)
+    for _ in range(5):
+        topic = TopicFactory.create(task=task)
+        for rank in range(1, 31):
+            item = PoolItemFactory.create(topic=topic)
+            HitFactory.create(item=item)
+            ContributionFactory.create(item=item, run=run, rank=rank)
+    for name in ("alice", "bob"):
+        UserFactory.create(username=name)
+    summary = demo_training_and_dual(task.campaign)
+    assert "2 training rounds" in summary
+    rounds = training_rounds_agreement(task=task)
+    assert [r.name for r, _ in rounds] == ["Training round 1", "Training round 2"]
+    for _, table in rounds:
+        assert len(table.means) == 4  # alice, bob and two simulated colleagues
+        assert all(m.mean_kappa.value is not None for m in table.means)
+    assert Assignment.objects.filter(topic__task=task, purpose="dual").count() == 2
+    assert task_agreement(task=task).pairs
+    assert demo_training_and_dual(task.campaign) == "training rounds exist already"

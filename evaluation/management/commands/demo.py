@@ -22,6 +22,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
+from assessment.demo_agreement import demo_training_and_dual
 from collection.models import Campaign, RetrievalTask, Thread
 from collection.services import collection_import, topics_import
 from collection.synthetic import SyntheticCollection, generate
@@ -142,7 +143,7 @@ STEPS: list[tuple[str, Callable[[Demo], None]]] = [
     # Later issues add their steps here, one line each, e.g.
     # ("build pools", lambda demo: demo_build_pools(demo.campaign)),
     # ("assign topics to alice and bob", lambda demo: demo_assign(demo.campaign)),
-    # ("training round and dual assessments", lambda demo: demo_training_and_dual(demo.campaign)),
+    ("training rounds and dual assessments", lambda d: d.write(demo_training_and_dual(d.campaign))),
 ]
 
 
