@@ -7,3 +7,9 @@ DEBUG = env_bool("DEBUG", True)
 # A fixed key is fine here: dev settings never face the internet (prod refuses this).
 SECRET_KEY = SECRET_KEY or "dev-only-insecure-key-qrelsmith"  # noqa: F405
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "[::1]"]  # noqa: F405
+
+# No collectstatic outside production: whitenoise serves straight from the finders
+# (static/ and node_modules), so gunicorn in benchmarks and the live test server get assets too.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

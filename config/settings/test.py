@@ -18,3 +18,9 @@ STORAGES = {  # no manifest needed in tests
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# No collectstatic outside production: whitenoise serves straight from the finders
+# (static/ and node_modules), so gunicorn in benchmarks and the live test server get assets too.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
