@@ -1,6 +1,13 @@
 """REST endpoints of the evaluation app, mounted under /api/."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from evaluation.api import views
 
 app_name = "evaluation_api"
-urlpatterns: list = []
+urlpatterns: list = [
+    path("qrels/", views.QrelsListView.as_view(), name="qrels-list"),
+    path("qrels/<int:pk>/", views.QrelsDetailView.as_view(), name="qrels-detail"),
+    path("qrels/<int:pk>/download/", views.QrelsDownloadView.as_view(), name="qrels-download"),
+    path("results/", views.ResultListView.as_view(), name="results-list"),
+]
