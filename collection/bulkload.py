@@ -101,9 +101,16 @@ class _CopySource:
         self._line = line
         self._size = size
         self.count = 0
+        # psycopg2 turns an exception raised in read() into QueryCanceled; keep the original
+        # (e.g. a parser's file-and-line error) to re-raise once COPY has been aborted.
+        self.error: BaseException | None = None
 
     def read(self, _size: int = -1) -> str:
-        chunk = list(map(self._line, islice(self._rows, self._size)))
+        try:
+            chunk = list(map(self._line, islice(self._rows, self._size)))
+        except BaseException as error:
+            self.error = error
+            raise
         self.count += len(chunk)
         return "".join(chunk)
 
@@ -142,8 +149,13 @@ def _copy(
     source = _CopySource(rows, _line_formatter(model, fields), min(size, _CHUNK_ROWS))
     with connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg2's own cursor: Django's wrapper has no copy_expert
-        with connection.wrap_database_errors:  # psycopg2's errors as Django's IntegrityError...
-            raw.copy_expert(copy_sql(model, fields), source, size=1 << 20)
+        try:
+            with connection.wrap_database_errors:  # psycopg2's errors as Django's IntegrityError…
+                raw.copy_expert(copy_sql(model, fields), source, size=1 << 20)
+        except Exception:
+            if source.error is not None:
+                raise source.error from None
+            raise
     return source.count
 
 
