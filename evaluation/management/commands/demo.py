@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from assessment.demo_agreement import demo_training_and_dual
+from assessment.demo_judging import demo_assign
 from collection.models import Campaign, RetrievalTask, Thread
 from collection.services import collection_import, topics_import
 from collection.synthetic import SyntheticCollection, generate
@@ -144,6 +145,7 @@ STEPS: list[tuple[str, Callable[[Demo], None]]] = [
     # ("build pools", lambda demo: demo_build_pools(demo.campaign)),
     # ("assign topics to alice and bob", lambda demo: demo_assign(demo.campaign)),
     ("training rounds and dual assessments", lambda d: d.write(demo_training_and_dual(d.campaign))),
+    ("assign topics to alice and bob", lambda d: d.write(demo_assign(d.campaign))),
 ]
 
 
