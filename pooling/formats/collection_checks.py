@@ -17,52 +17,37 @@ from pooling.formats.model import (
 
 
 def check_collection(run: ParsedRun, context: RunContext) -> None:
-    if (
-        context.answer_posts is not None
-        and run.format
-        in (
-            RunFormat.ARQMATH_ANSWER,
-            RunFormat.TREC,
-        )
-        and context.task_kind != "formula"
-    ):
+    if run.format is RunFormat.ARQMATH_OPENQA:
+        return
+    if context.task_kind == "formula" or run.format is RunFormat.ARQMATH_FORMULA:
+        if context.formula_posts is not None:
+            _check_formulas(run, context.formula_posts)
+    elif context.answer_posts is not None:
         _check_answer_posts(run, context.answer_posts)
-    if (
-        context.formula_posts is not None
-        and run.format
-        in (
-            RunFormat.ARQMATH_FORMULA,
-            RunFormat.TREC,
-        )
-        and context.task_kind == "formula"
-    ):
-        _check_formulas(run, context.formula_posts)
 
 
 def _check_answer_posts(run: ParsedRun, lookup: AnswerPostLookup) -> None:
-    wanted = {row.post_id for row in run.rows if row.post_id is not None}
-    answers = set(lookup(wanted))
-    for row in run.rows:
-        if row.post_id not in answers:
-            run.error(
-                row.line, "post_id", f"post {row.post_id} is not an answer post of the collection"
-            )
+    c = run.columns
+    wanted = {p for p in c.post_id if p is not None}
+    missing = wanted - set(lookup(wanted))
+    if not missing:
+        return
+    for post, line in zip(c.post_id, c.line, strict=True):
+        if post in missing:
+            run.error(line, "post_id", f"post {post} is not an answer post of the collection")
 
 
 def _check_formulas(run: ParsedRun, lookup: FormulaPostLookup) -> None:
-    wanted = {row.formula_id for row in run.rows if row.formula_id is not None}
+    c = run.columns
+    wanted = {f for f in c.formula_id if f is not None}
     posts = lookup(wanted)
-    for row in run.rows:
-        if row.formula_id is None:
-            continue
-        post = posts.get(row.formula_id)
-        if post is None:
-            run.error(row.line, "formula_id", f"formula {row.formula_id} is not in the collection")
-        elif row.post_id is None:
-            row.post_id = post  # TREC layout: the post comes from the formula index
-        elif post != row.post_id:
+    for i, (formula, post, line) in enumerate(zip(c.formula_id, c.post_id, c.line, strict=True)):
+        found = posts.get(formula) if formula is not None else None
+        if found is None:
+            run.error(line, "formula_id", f"formula {formula} is not in the collection")
+        elif post is None:
+            c.post_id[i] = found  # TREC layout: the post comes from the formula index
+        elif found != post:
             run.error(
-                row.line,
-                "formula_id",
-                f"formula {row.formula_id} is in post {post}, not in post {row.post_id}",
+                line, "formula_id", f"formula {formula} is in post {found}, not in post {post}"
             )

@@ -69,6 +69,27 @@ class RunContext:
     formula_posts: FormulaPostLookup | None = None
 
 
+@dataclass(slots=True)
+class RunColumns:
+    """The accepted rows, column by column (one list per field, file order).
+
+    Columns rather than one object per row: a 100,000-row upload is parsed and copied into
+    the database without allocating a record per row; ``ParsedRun.rows`` builds records on
+    demand for callers that want them."""
+
+    topic: list[str] = field(default_factory=list)
+    post_id: list[int | None] = field(default_factory=list)
+    formula_id: list[int | None] = field(default_factory=list)
+    rank: list[int] = field(default_factory=list)
+    score: list[float] = field(default_factory=list)
+    line: list[int] = field(default_factory=list)
+    answer: list[str] = field(default_factory=list)  # Task 3 only
+    sources: list[str] = field(default_factory=list)  # Task 3 only
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+
 @dataclass
 class ParsedRun:
     """A parsed run file with every problem found; ``ok`` when it may be stored."""
@@ -76,12 +97,49 @@ class ParsedRun:
     name: str = ""
     format: RunFormat | None = None
     tag: str = ""
-    rows: list[RunRecord] = field(default_factory=list)
+    columns: RunColumns = field(default_factory=RunColumns)
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     error_count: int = 0
     warning_count: int = 0
     bytes_read: int = 0
+    # Which column a row's ``doc`` is: post_id (Task 1, TREC), formula_id (Task 2), topic (Task 3).
+    doc_column: str = "post_id"
+    _rows: list[RunRecord] | None = field(default=None, repr=False)
+
+    @property
+    def rows(self) -> list[RunRecord]:
+        """The accepted rows as records, in file order (built once, on first use)."""
+        if self._rows is None or len(self._rows) != len(self.columns):
+            self._rows = self._records()
+        return self._rows
+
+    def _records(self) -> list[RunRecord]:
+        c = self.columns
+        n = len(c)
+        answers = c.answer or [""] * n
+        sources = c.sources or [""] * n
+        if self.doc_column == "topic":
+            docs: list[str] = c.topic
+        elif self.doc_column == "formula_id":
+            docs = [str(f) for f in c.formula_id]
+        else:
+            docs = [str(p) for p in c.post_id]
+        return [
+            RunRecord(*values)
+            for values in zip(
+                c.topic,
+                docs,
+                c.post_id,
+                c.formula_id,
+                c.rank,
+                c.score,
+                answers,
+                sources,
+                c.line,
+                strict=True,
+            )
+        ]
 
     @property
     def ok(self) -> bool:
@@ -89,7 +147,7 @@ class ParsedRun:
 
     @property
     def topics(self) -> list[str]:
-        return list(dict.fromkeys(row.topic for row in self.rows))
+        return list(dict.fromkeys(self.columns.topic))
 
     def error(self, line: int | None, field_name: str | None, message: str) -> None:
         self.error_count += 1
@@ -110,7 +168,7 @@ class ParsedRun:
             "format": self.format.value if self.format else None,
             "tag": self.tag,
             "ok": self.ok,
-            "rows": len(self.rows) if self.ok else None,
+            "rows": len(self.columns) if self.ok else None,
             "topics": len(self.topics) if self.ok else None,
             "error_count": self.error_count,
             "errors": [p.as_dict() for p in self.errors],

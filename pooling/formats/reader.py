@@ -6,29 +6,42 @@ finite number, a document repeated within a topic, more than 1,000 rows for a to
 that changes within the file, ids the collection does not know (through the RunContext), an
 empty or binary file, a file over the size limit. Warnings: topics with no rows, ranks not in
 score order, Task 3 answers with an odd number of ``$``.
+
+Speed: a line that is well formed takes the fast path in ``_read_rows`` (split, a few C-level
+checks, appends to columns); anything unusual goes through the per-field parsers of ``rows``,
+which say exactly what is wrong.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import pairwise
+from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
 from pooling.formats.collection_checks import check_collection
 from pooling.formats.detect import COLUMNS, detect_format
-from pooling.formats.lines import numbered_lines
+from pooling.formats.lines import line_blocks
 from pooling.formats.model import (
     DEFAULT_MAX_BYTES,
+    MAX_RANK,
     MAX_ROWS_PER_TOPIC,
     ParsedRun,
     RunContext,
     RunFormat,
     RunRecord,
 )
+from pooling.formats.order import warn_about_order_and_missing_topics
 from pooling.formats.rows import TAG_COLUMN, row_parser
 
 NO_CONTEXT = RunContext()
+# Fast-path layouts: (id column, its kind, rank column, score column); Task 2 and Task 3
+# rows always take the detailed path.
+FAST_LAYOUTS = {
+    (RunFormat.ARQMATH_ANSWER, False): (1, "post_id", 2, 3),
+    (RunFormat.TREC, False): (2, "post_id", 3, 4),
+    (RunFormat.TREC, True): (2, "formula_id", 3, 4),
+}
 
 
 def read_run_path(
@@ -53,8 +66,8 @@ def read_run(
     wrong (up to 100 listed, ``error_count`` counts them all). Rows keep the file's order."""
     context = context or NO_CONTEXT
     run = ParsedRun(name=name)
-    lines = numbered_lines(stream, run, max_bytes or DEFAULT_MAX_BYTES)
-    first = next(lines, None)
+    blocks = line_blocks(stream, run, max_bytes or DEFAULT_MAX_BYTES)
+    read, first = _find_first_line(blocks)
     if first is None:
         if run.ok:
             run.error(None, None, "empty file: no run rows")
@@ -62,22 +75,31 @@ def read_run(
     run.format = detect_format(first[1].split(), context.task_kind)
     if run.format is None:
         run.error(first[0], None, _unknown_layout(first[1]))
-        for _ in lines:  # still read to the end: a later binary or size problem is reported too
+        for _ in blocks:  # still read to the end: a later binary or size problem is reported too
             pass
         return run
-    _parse_rows(run, run.format, _chain(first, lines), context)
+    _read_rows(run, run.format, chain(read, blocks), context)
     if run.ok:
         check_collection(run, context)
     if run.ok:
-        _warn_about_order_and_missing_topics(run, context)
+        warn_about_order_and_missing_topics(run, context)
     return run
 
 
-def _chain(
-    first: tuple[int, bytes], rest: Iterator[tuple[int, bytes]]
-) -> Iterator[tuple[int, bytes]]:
-    yield first
-    yield from rest
+Blocks = Iterator[tuple[int, list[bytes]]]
+
+
+def _find_first_line(
+    blocks: Blocks,
+) -> tuple[list[tuple[int, list[bytes]]], tuple[int, bytes] | None]:
+    """The blocks read up to the first non-blank line, and that line with its number."""
+    read = []
+    for first, lines in blocks:
+        read.append((first, lines))
+        for lineno, line in enumerate(lines, first):
+            if line.strip():
+                return read, (lineno, line)
+    return read, None
 
 
 def _unknown_layout(line: bytes) -> str:
@@ -96,90 +118,153 @@ def _split_openqa(raw: bytes) -> list[bytes]:
     return line.split(None, 5)
 
 
-class _TopicState:
-    """Per-topic bookkeeping while reading: documents seen and row count."""
+class _Reader:
+    """State of one pass over a file: the run tag and, per topic, the documents seen."""
 
-    __slots__ = ("docs", "rows")
+    def __init__(self, run: ParsedRun, run_format: RunFormat, context: RunContext) -> None:
+        self.run = run
+        self.context = context
+        self.parse = row_parser(run_format, context.task_kind)
+        self.width = COLUMNS[run_format]
+        self.tag_column = TAG_COLUMN[run_format]
+        self.tag: bytes | None = None
+        # topic as in the file -> ids seen for it (None: the topic is not of this task)
+        self.docs: dict[bytes, set[int | str] | None] = {}
+        self.topic_names: dict[bytes, str] = {}
 
-    def __init__(self) -> None:
-        self.docs: set[str] = set()
-        self.rows = 0
+    def first_tag(self, fields: list[bytes]) -> None:
+        self.tag = fields[self.tag_column]
+        self.run.tag = self.tag.decode()
 
+    def topic_docs(self, topic: bytes, lineno: int) -> set[int | str] | None:
+        """The documents seen for ``topic``, after checking it once; None if not of the task."""
+        if topic in self.docs:
+            return self.docs[topic]
+        name = topic.decode()
+        known = self.context.topics is None or name in self.context.topics
+        self.topic_names[topic] = name
+        self.docs[topic] = set() if known else None
+        return self.docs[topic]
 
-def _parse_rows(
-    run: ParsedRun,
-    run_format: RunFormat,
-    lines: Iterator[tuple[int, bytes]],
-    context: RunContext,
-) -> None:
-    parse = row_parser(run_format, context.task_kind)
-    columns = COLUMNS[run_format]
-    tag_column = TAG_COLUMN[run_format]
-    openqa = run_format is RunFormat.ARQMATH_OPENQA
-    tag: bytes | None = None
-    topics: dict[str, _TopicState] = {}
-    for lineno, raw in lines:
-        fields = _split_openqa(raw) if openqa else raw.split()
-        if len(fields) != columns:
-            run.error(lineno, None, f"{len(fields)} columns where {run_format} has {columns}")
-            continue
-        if fields[tag_column] != tag:
-            if tag is None:
-                tag = fields[tag_column]
-                run.tag = tag.decode()
-            else:
-                run.error(
-                    lineno, "run", f"run tag {fields[tag_column].decode()!r} is not {run.tag!r}"
-                )
-        record = parse(fields, lineno, run)
+    def slow_line(self, lineno: int, fields: list[bytes]) -> None:
+        """Any line the fast path did not take: each problem reported, or the row accepted."""
+        run = self.run
+        if not fields:  # a blank line
+            return
+        if len(fields) != self.width:
+            run.error(lineno, None, f"{len(fields)} columns where {run.format} has {self.width}")
+            return
+        if self.tag is None:
+            self.first_tag(fields)
+        elif fields[self.tag_column] != self.tag:
+            found = fields[self.tag_column].decode()
+            run.error(lineno, "run", f"run tag {found!r} is not {run.tag!r}")
+        record = self.parse(fields, lineno, run)
         if record is not None:
-            _accept(run, record, topics, context)
+            self.accept(fields[0], record)
 
-
-def _accept(
-    run: ParsedRun, record: RunRecord, topics: dict[str, _TopicState], context: RunContext
-) -> None:
-    state = topics.get(record.topic)
-    if state is None:
-        if context.topics is not None and record.topic not in context.topics:
+    def accept(self, topic: bytes, record: RunRecord) -> None:
+        run = self.run
+        docs = self.topic_docs(topic, record.line)
+        if docs is None:
             run.error(record.line, "topic", f"topic {record.topic!r} is not a topic of this task")
             return
-        state = topics[record.topic] = _TopicState()
-    if record.doc in state.docs:
-        what = "answer" if run.format is RunFormat.ARQMATH_OPENQA else "document"
-        run.error(record.line, "doc", f"{what} {record.doc} repeated for topic {record.topic}")
-        return
-    state.docs.add(record.doc)
-    state.rows += 1
-    if state.rows == MAX_ROWS_PER_TOPIC + 1:
-        run.error(
-            record.line,
-            "topic",
-            f"more than {MAX_ROWS_PER_TOPIC} rows for topic {record.topic}",
-        )
-    run.rows.append(record)
+        key = record.formula_id if run.doc_column == "formula_id" else record.post_id
+        doc = record.topic if key is None else key
+        if doc in docs:
+            what = "answer" if run.format is RunFormat.ARQMATH_OPENQA else "document"
+            run.error(record.line, "doc", f"{what} {record.doc} repeated for topic {record.topic}")
+            return
+        if len(docs) == MAX_ROWS_PER_TOPIC:
+            run.error(
+                record.line,
+                "topic",
+                f"more than {MAX_ROWS_PER_TOPIC} rows for topic {record.topic}",
+            )
+        docs.add(doc)
+        _append(run, self.topic_names[topic], record)
 
 
-def _warn_about_order_and_missing_topics(run: ParsedRun, context: RunContext) -> None:
-    by_topic: dict[str, list[RunRecord]] = {}
-    for record in run.rows:
-        by_topic.setdefault(record.topic, []).append(record)
-    for topic, records in by_topic.items():
-        ranked = sorted(records, key=lambda r: r.rank)
-        for before, after in pairwise(ranked):
-            if after.score > before.score:
-                run.warn(
-                    after.line,
-                    "score",
-                    f"topic {topic}: rank {after.rank} scores higher than rank {before.rank}; "
-                    "evaluation ranks by score",
-                )
-                break
-    if context.topics is not None:
-        for topic in sorted(context.topics - by_topic.keys(), key=_topic_order):
-            run.warn(None, "topic", f"topic {topic} has no rows")
+def _append(run: ParsedRun, topic: str, record: RunRecord) -> None:
+    c = run.columns
+    c.topic.append(topic)
+    c.post_id.append(record.post_id)
+    c.formula_id.append(record.formula_id)
+    c.rank.append(record.rank)
+    c.score.append(record.score)
+    c.line.append(record.line)
+    if run.format is RunFormat.ARQMATH_OPENQA:
+        c.answer.append(record.answer)
+        c.sources.append(record.sources)
 
 
-def _topic_order(number: str) -> tuple[str, int, str]:
-    prefix, _, digits = number.rpartition(".")
-    return (prefix, int(digits), number) if digits.isdigit() else (number, 0, number)
+def _read_rows(run: ParsedRun, run_format: RunFormat, blocks: Blocks, context: RunContext) -> None:
+    reader = _Reader(run, run_format, context)
+    formula_ids = context.task_kind == "formula"
+    layout = FAST_LAYOUTS.get((run_format, formula_ids))
+    run.doc_column = {
+        RunFormat.ARQMATH_OPENQA: "topic",
+        RunFormat.ARQMATH_FORMULA: "formula_id",
+    }.get(run_format, "formula_id" if formula_ids else "post_id")
+    for first, lines in blocks:
+        if layout is not None:
+            _fast_rows(reader, layout, first, lines)
+            continue
+        split = _split_openqa if run_format is RunFormat.ARQMATH_OPENQA else bytes.split
+        for lineno, raw in enumerate(lines, first):
+            reader.slow_line(lineno, split(raw))
+
+
+def _fast_rows(
+    reader: _Reader, layout: tuple[int, str, int, int], first: int, lines: list[bytes]
+) -> None:
+    """One-id layouts (Task 1, TREC): a well-formed line costs a split, a few C-level checks
+    and five appends; anything else goes to ``slow_line`` for a precise report."""
+    id_col, id_kind, rank_col, score_col = layout
+    c = reader.run.columns
+    ids, others = (
+        (c.formula_id, c.post_id) if id_kind == "formula_id" else (c.post_id, c.formula_id)
+    )
+    add_topic, add_id, add_rank = c.topic.append, ids.append, c.rank.append
+    add_score, add_line = c.score.append, c.line.append
+    width, tag_col, names = reader.width, reader.tag_column, reader.topic_names
+    # Every row of these layouts has None in the other id column (slow-path rows append
+    # it themselves): fill the fast rows' share at the end, in one go.
+    before = len(ids) - len(others)
+    current, docs, tag = b"", reader.docs.get(b""), reader.tag
+    for lineno, raw in enumerate(lines, first):
+        fields = raw.split()
+        if len(fields) != width or fields[tag_col] != tag:
+            reader.slow_line(lineno, fields)
+            tag = reader.tag
+            continue
+        doc_field, rank_field = fields[id_col], fields[rank_col]
+        try:
+            score = float(fields[score_col])
+        except ValueError:
+            score = _NAN
+        if fields[0] != current:  # rows come grouped by topic: one lookup per change
+            current, docs = fields[0], reader.topic_docs(fields[0], lineno)
+        if not (doc_field.isdigit() and rank_field.isdigit() and len(doc_field) < 19):
+            reader.slow_line(lineno, fields)
+            continue
+        rank, doc = int(rank_field), int(doc_field)
+        if (
+            docs is None
+            or doc in docs
+            or len(docs) >= MAX_ROWS_PER_TOPIC
+            or not 0 < rank <= MAX_RANK
+            or score - score != 0.0  # nan, inf
+        ):
+            reader.slow_line(lineno, fields)
+            continue
+        docs.add(doc)
+        add_topic(names[current])
+        add_id(doc)
+        add_rank(rank)
+        add_score(score)
+        add_line(lineno)
+    others.extend([None] * (len(ids) - len(others) - before))
+
+
+_NAN = float("nan")

@@ -158,7 +158,7 @@ def run_submit(
         "file_name": file_name[:255],
         "checksum": checksum,
         "file_format": parsed.format.value if parsed.format else "",
-        "row_count": len(parsed.rows),
+        "row_count": len(parsed.columns),
         "status": Run.Status.ACCEPTED,
         "report": parsed.report(),
         "uploaded_by": uploaded_by,
@@ -186,7 +186,7 @@ def _store(
                 setattr(run, name, value)
             run.version += 1
             run.save()
-        run_rows_store(run_id=run.pk, rows=parsed.rows, topic_ids=topic_ids)
+        run_rows_store(run_id=run.pk, columns=parsed.columns, topic_ids=topic_ids)
     return RunSubmission(run=run, created=created, warnings=parsed.report()["warnings"])
 
 

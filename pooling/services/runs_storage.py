@@ -1,4 +1,4 @@
-"""Writing a run's rows: COPY text built straight from the parsed records.
+"""Writing a run's rows: COPY text built straight from the parsed columns.
 
 collection.bulkload.bulk_insert formats each value through a generic per-value path; a run
 upload is 100,000 rows of known types, so here one f-string per row builds COPY's text format
@@ -9,12 +9,12 @@ upload is 100,000 rows of known types, so here one f-string per row builds COPY'
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 
 from django.db import connection
 
 from collection.bulkload import bulk_insert
-from pooling.formats import RunRecord
+from pooling.formats.model import RunColumns
 from pooling.models import RunRow
 
 BATCH_ROWS = 100_000
@@ -22,61 +22,64 @@ FIELDS = ("run_id", "topic_id", "post_id", "formula_id", "rank", "score", "answe
 _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def _copy_lines(run_id: int, rows: Sequence[RunRecord], topic_ids: Mapping[str, int]) -> str:
+def _copy_text(value: int | None) -> str:
+    return "\\N" if value is None else str(value)
+
+
+def _copy_lines(
+    run_id: int, columns: RunColumns, topic_ids: Mapping[str, int], start: int, stop: int
+) -> str:
     prefix = {topic: f"{run_id}\t{pk}\t" for topic, pk in topic_ids.items()}
-    if not any(row.answer or row.sources for row in rows):
-        # Tasks 1 and 2: only numbers. None prints as \N through the small lookup below.
+    c = columns
+    topics, ranks, scores = c.topic[start:stop], c.rank[start:stop], c.score[start:stop]
+    if c.answer:  # Task 3: text columns, escaped
         return "".join(
             [
-                f"{prefix[r.topic]}{_NULL if r.post_id is None else r.post_id}\t"
-                f"{_NULL if r.formula_id is None else r.formula_id}\t{r.rank}\t{r.score!r}\t\t\n"
-                for r in rows
+                f"{prefix[t]}\\N\t\\N\t{r}\t{s!r}\t{a.translate(_ESCAPES)}\t"
+                f"{src.translate(_ESCAPES)}\n"
+                for t, r, s, a, src in zip(
+                    topics, ranks, scores, c.answer[start:stop], c.sources[start:stop], strict=True
+                )
             ]
         )
+    posts = map(_copy_text, c.post_id[start:stop])
+    formulas = map(_copy_text, c.formula_id[start:stop])
     return "".join(
         [
-            f"{prefix[r.topic]}\\N\t\\N\t{r.rank}\t{r.score!r}\t"
-            f"{r.answer.translate(_ESCAPES)}\t{r.sources.translate(_ESCAPES)}\n"
-            for r in rows
+            f"{prefix[t]}{p}\t{f}\t{r}\t{s!r}\t\t\n"
+            for t, p, f, r, s in zip(topics, posts, formulas, ranks, scores, strict=True)
         ]
     )
 
 
-_NULL = "\\N"
+def _plain_rows(
+    run_id: int, columns: RunColumns, topic_ids: Mapping[str, int]
+) -> Iterator[tuple[object, ...]]:
+    c = columns
+    n = len(c)
+    answers: Iterable[str] = c.answer or [""] * n
+    sources: Iterable[str] = c.sources or [""] * n
+    for values in zip(
+        c.topic, c.post_id, c.formula_id, c.rank, c.score, answers, sources, strict=True
+    ):
+        yield (run_id, topic_ids[values[0]], *values[1:])
 
 
-def _batches(rows: Sequence[RunRecord], size: int) -> Iterator[Sequence[RunRecord]]:
-    for start in range(0, len(rows), size):
-        yield rows[start : start + size]
-
-
-def run_rows_store(*, run_id: int, rows: Sequence[RunRecord], topic_ids: Mapping[str, int]) -> int:
+def run_rows_store(*, run_id: int, columns: RunColumns, topic_ids: Mapping[str, int]) -> int:
     """Insert the rows of run ``run_id``; call inside the caller's transaction."""
     if connection.vendor != "postgresql":
-        return bulk_insert(
-            RunRow,
-            FIELDS,
-            (
-                (
-                    run_id,
-                    topic_ids[r.topic],
-                    r.post_id,
-                    r.formula_id,
-                    r.rank,
-                    r.score,
-                    r.answer,
-                    r.sources,
-                )
-                for r in rows
-            ),
-        )
-    columns = ", ".join(
+        return bulk_insert(RunRow, FIELDS, _plain_rows(run_id, columns, topic_ids))
+    quoted = (
         connection.ops.quote_name(str(RunRow._meta.get_field(f).column))  # type: ignore[union-attr]
         for f in FIELDS
     )
-    sql = f"COPY {connection.ops.quote_name(RunRow._meta.db_table)} ({columns}) FROM STDIN"
+    sql = (
+        f"COPY {connection.ops.quote_name(RunRow._meta.db_table)} ({', '.join(quoted)}) FROM STDIN"
+    )
+    total = len(columns)
     with connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg2's cursor: Django's wrapper has no copy_expert
-        for batch in _batches(rows, BATCH_ROWS):
-            raw.copy_expert(sql, io.StringIO(_copy_lines(run_id, batch, topic_ids)))
-    return len(rows)
+        for start in range(0, total, BATCH_ROWS):
+            text = _copy_lines(run_id, columns, topic_ids, start, start + BATCH_ROWS)
+            raw.copy_expert(sql, io.StringIO(text))
+    return total

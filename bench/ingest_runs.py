@@ -1,0 +1,240 @@
+"""Run ingestion benchmark (issue 3, item 9): validation + storage of ARQMath-sized runs.
+
+``.venv/bin/python bench/ingest_runs.py [--small] [--topics 100 --rows 1000 --runs 40]``
+
+Against PostgreSQL (DATABASE_URL, default the local server; a throwaway ``test_...`` database
+is created and dropped). Prints, for one run and for the whole set: rows/s end to end
+(run_submit: parse, validate, collection check, COPY in one transaction), time per run, peak
+memory; the raw COPY time of the same rows into the same table (the limit); and the time
+trectools' TrecRun takes just to read the same files (the peer).
+Targets: >= 500,000 rows/s end to end, within 2x of raw COPY, faster than trectools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/qs_bench")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db import connection  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+ANSWER_POSTS = 200_000
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="10 topics x 1,000 rows x 4 runs")
+    parser.add_argument("--topics", type=int, default=100)
+    parser.add_argument("--rows", type=int, default=1000, help="rows per topic")
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument(
+        "--no-collection", action="store_true", help="skip the answer-post check (empty collection)"
+    )
+    args = parser.parse_args()
+    if args.small:
+        args.topics, args.rows, args.runs = 10, 1000, 4
+    return args
+
+
+def write_runs(folder: Path, topics: int, rows: int, runs: int) -> list[Path]:
+    """TREC files (the layout trectools reads), ranked by descending score, ARQMath-sized."""
+    rng = random.Random(20220)
+    paths = []
+    for n in range(runs):
+        lines = []
+        for t in range(1, topics + 1):
+            docs = rng.sample(range(1, ANSWER_POSTS + 1), rows)
+            lines.extend(
+                f"A.{t}\tQ0\t{doc}\t{rank}\t{(rows - rank) / 7.0 + 0.5:.4f}\trun{n}\n"
+                for rank, doc in enumerate(docs, 1)
+            )
+        path = folder / f"Team{n}-task1-run{n}-auto-both-A.tsv"
+        path.write_text("".join(lines))
+        paths.append(path)
+    return paths
+
+
+def setup_campaign(topics: int, with_collection: bool):  # type: ignore[no-untyped-def]
+    from collection.bulkload import bulk_insert
+    from collection.models import Campaign, Post, RetrievalTask, Thread, Topic
+
+    campaign = Campaign.objects.create(name="Bench", max_primary_runs=100, max_alternate_runs=100)
+    task = RetrievalTask.objects.create(campaign=campaign, kind="answer")
+    Topic.objects.bulk_create(
+        Topic(task=task, number=f"A.{t}", title="t", question="q") for t in range(1, topics + 1)
+    )
+    if with_collection:
+        bulk_insert(Thread, ["id", "title", "tags"], [(10**9, "bench", "[]")])
+        bulk_insert(
+            Post,
+            ["id", "thread_id", "kind", "body", "score"],
+            ((i, 10**9, 2, "", 0) for i in range(1, ANSWER_POSTS + 1)),
+        )
+    return task
+
+
+def time_submissions(task, paths: list[Path]) -> tuple[list[float], int]:  # type: ignore[no-untyped-def]
+    from pooling.models import Team
+    from pooling.services.runs import run_submit
+
+    times, total = [], 0
+    for n, path in enumerate(paths):
+        team = Team.objects.create(name=path.stem)
+        gc.collect()
+        start = time.perf_counter()
+        with path.open("rb") as stream:
+            submission = run_submit(
+                task=task,
+                team=team,
+                tag=f"run{n}",
+                role="alternate",
+                stream=stream,
+                file_name=path.name,
+                uploaded_by=None,
+            )
+        times.append(time.perf_counter() - start)
+        total += submission.run.row_count
+    return times, total
+
+
+def time_raw_copy(task, paths: list[Path]) -> float:  # type: ignore[no-untyped-def]
+    """COPY of the same rows as ready-made COPY text: the floor any loader pays."""
+    from pooling.models import Run, RunRow, Team
+
+    topic_ids = dict(task.topics.values_list("number", "id"))
+    team = Team.objects.create(name="RawCopy")
+    sql = (
+        f"COPY {RunRow._meta.db_table} (run_id, topic_id, post_id, formula_id, rank, score, "
+        "answer, sources) FROM STDIN"
+    )
+    elapsed = 0.0
+    for n, path in enumerate(paths):
+        run = Run.objects.create(
+            task=task, team=team, tag=f"raw{n}", role="alternate", uploaded_at=timezone.now()
+        )
+        text = "".join(
+            f"{run.pk}\t{topic_ids[f[0]]}\t{f[2]}\t\\N\t{f[3]}\t{f[4]}\t\t\n"
+            for f in (line.split() for line in path.read_text().splitlines())
+        )
+        gc.collect()
+        start = time.perf_counter()
+        with connection.cursor() as cursor:
+            cursor.cursor.copy_expert(sql, io.StringIO(text))
+        elapsed += time.perf_counter() - start
+    return elapsed
+
+
+def time_parse_only(paths: list[Path]) -> float:
+    from pooling.formats import RunContext, read_run_path
+
+    start = time.perf_counter()
+    for path in paths:
+        read_run_path(path, context=RunContext(task_kind="answer"))
+    return time.perf_counter() - start
+
+
+def time_trectools(paths: list[Path]) -> float:
+    from trectools import TrecRun
+
+    start = time.perf_counter()
+    for path in paths:
+        TrecRun(str(path))
+    return time.perf_counter() - start
+
+
+def traced_peak(task, path: Path) -> float:  # type: ignore[no-untyped-def]
+    from pooling.models import Team
+    from pooling.services.runs import run_submit
+
+    team = Team.objects.create(name="Traced")
+    tracemalloc.start()
+    with path.open("rb") as stream:
+        run_submit(
+            task=task,
+            team=team,
+            tag="traced",
+            role="alternate",
+            stream=stream,
+            file_name=path.name,
+            uploaded_by=None,
+        )
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def main() -> None:
+    args = parse_args()
+    per_run = args.topics * args.rows
+    print(
+        f"ingest_runs: {args.runs} runs x {args.topics} topics x {args.rows} rows "
+        f"= {args.runs * per_run:,} rows; PostgreSQL {connection.settings_dict['NAME']}"
+    )
+    old_name = connection.settings_dict["NAME"]
+    connection.settings_dict["TEST"]["NAME"] = f"{old_name}_bench_ingest"  # not pytest's db
+    test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = write_runs(Path(tmp), args.topics, args.rows, args.runs)
+            size = sum(p.stat().st_size for p in paths) / 2**20
+            print(f"files: {len(paths)} TREC files, {size:,.1f} MB")
+            task = setup_campaign(args.topics, not args.no_collection)
+            report(args, task, paths, per_run)
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+        print(f"(dropped {test_name})")
+
+
+def report(args: argparse.Namespace, task, paths: list[Path], per_run: int) -> None:  # type: ignore[no-untyped-def]
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    times, total = time_submissions(task, paths)
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    end_to_end = sum(times)
+    raw = time_raw_copy(task, paths)
+    parse = time_parse_only(paths)
+    peer = time_trectools(paths)
+    peak = traced_peak(task, paths[0])
+    first = times[0]
+    rate = total / end_to_end
+    print(f"one run ({per_run:,} rows): {first:.3f} s end to end = {per_run / first:,.0f} rows/s")
+    print(
+        f"{len(paths)} runs ({total:,} rows): {end_to_end:.2f} s end to end = {rate:,.0f} rows/s; "
+        f"per run mean {end_to_end / len(times):.3f} s, min {min(times):.3f}, max {max(times):.3f}"
+    )
+    print(f"  parse + validate only (no database): {parse:.2f} s = {total / parse:,.0f} rows/s")
+    print(f"  raw COPY of the same rows (limit): {raw:.2f} s = {total / raw:,.0f} rows/s")
+    print(f"  trectools TrecRun read (peer): {peer:.2f} s = {total / peer:,.0f} rows/s")
+    print(
+        f"peak memory: {peak:,.1f} MB traced for one run; process RSS peak "
+        f"{rss_after:,.0f} MB (was {rss_before:,.0f} MB before the submissions)"
+    )
+    checks = [
+        (">= 500,000 rows/s end to end", rate >= 500_000),
+        (f"within 2x of raw COPY ({end_to_end / raw:.2f}x)", end_to_end <= 2 * raw),
+        (f"faster than trectools' read ({end_to_end / peer:.2f}x its time)", end_to_end < peer),
+        (f"parse faster than trectools' read ({parse / peer:.2f}x its time)", parse < peer),
+    ]
+    for label, ok in checks:
+        print(f"  [{'met' if ok else 'MISSED'}] {label}")
+
+
+if __name__ == "__main__":
+    main()
