@@ -12,6 +12,8 @@ post ``p`` is ``100p + j`` (``j < 80``) and formula ``j`` of its comment ``c`` i
 
 from __future__ import annotations
 
+import functools
+import itertools
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -94,8 +96,12 @@ def question_id(index: int) -> int:
 
 def skewed(rng: random.Random, items: tuple[FormulaShape, ...]) -> FormulaShape:
     """A Zipf-like pick: the first shapes of a list are used far more often than the last."""
-    weights = [1.0 / (rank + 1) for rank in range(len(items))]
-    return rng.choices(items, weights=weights)[0]
+    return rng.choices(items, cum_weights=_zipf_cumulative(len(items)))[0]
+
+
+@functools.cache
+def _zipf_cumulative(size: int) -> tuple[float, ...]:
+    return tuple(itertools.accumulate(1.0 / (rank + 1) for rank in range(size)))
 
 
 class _PostWriter:

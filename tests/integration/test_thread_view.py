@@ -1,6 +1,7 @@
 """The thread view /threads/<id>/: whole thread, sanitized, links rewritten, login required."""
 
 import pytest
+from django.contrib.staticfiles import finders
 
 from collection.models import Post
 from collection.selectors import thread_of_linked_posts
@@ -70,6 +71,7 @@ def test_thread_page_shows_question_answers_comments_and_tags_when_logged_in(
     html = response.content.decode()
     assert 'Is <span class="math-container" id="4700">$x^2+1$</span> ever <b>zero</b>?' in html
     assert "onclick" not in html
+    assert "<title>Is $x^2+1$ ever zero? · Thread 1000 · qrelsmith</title>" in html
     for post_id in (1000, 1001, 1002):
         assert f'id="post-{post_id}"' in html
     assert (
@@ -128,3 +130,18 @@ def test_linked_posts_resolve_in_one_query_when_many_bodies_are_given(
     with django_assert_num_queries(1):
         resolved = thread_of_linked_posts(bodies)
     assert resolved == {2002: 2000}
+
+
+@pytest.mark.parametrize(
+    "static_path",
+    [
+        "vendor/mathjax/tex-chtml.js",
+        "vendor/mathjax/output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff",
+        "js/mathjax-config.js",
+        "css/app.css",
+    ],
+)
+def test_math_rendering_assets_are_served_locally_when_the_page_asks_for_them(
+    static_path: str,
+) -> None:
+    assert finders.find(static_path), f"{static_path} is not in the static files"

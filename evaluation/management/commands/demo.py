@@ -24,6 +24,7 @@ from django.db import transaction
 
 from assessment.demo_agreement import demo_training_and_dual
 from assessment.demo_judging import demo_assign
+from assessment.models import Adjudication, Judgment
 from collection.models import Campaign, RetrievalTask, Thread
 from collection.services import collection_import, topics_import
 from collection.synthetic import SyntheticCollection, generate
@@ -159,6 +160,11 @@ def demo_reset() -> None:
     """Delete the demo campaign (its tasks, topics, runs, pools, judgments cascade), its users
     and teams, and the whole collection."""
     with transaction.atomic():
+        # Judgments and adjudications are protected against cascades (nothing an assessor said
+        # is lost by accident): the reset removes them explicitly first.
+        in_demo = {"hit__item__topic__task__campaign__name": CAMPAIGN}
+        Adjudication.objects.filter(**in_demo).delete()
+        Judgment.objects.filter(**in_demo).delete()
         Campaign.objects.filter(name=CAMPAIGN).delete()
         Team.objects.filter(name__in={run_team for *_, run_team in USERS} | _team_names()).delete()
         User.objects.filter(username__in=[username for username, *_ in USERS]).delete()
