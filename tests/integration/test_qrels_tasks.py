@@ -30,17 +30,16 @@ def test_formula_qrels_take_max_instance_grade_and_runs_score_by_visual_id_when_
         for n, visual in ((11, "500"), (12, "500"), (13, "600"), (14, "700"))
     }
     assignment = AssignmentFactory.create(topic=topic)
-    for order, (visual, judged) in enumerate(
-        (
-            ("500", [(11, 1, ""), (12, 3, "")]),
-            ("600", [(13, 0, "")]),
-            ("700", [(14, None, "dont_know")]),
-        )
-    ):
+    judged: dict[str, list[tuple[int, int | None, str]]] = {
+        "500": [(11, 1, ""), (12, 3, "")],
+        "600": [(13, 0, "")],
+        "700": [(14, None, "dont_know")],
+    }
+    for order, (visual, instances) in enumerate(judged.items()):
         item = PoolItemFactory.create(
             topic=topic, key=visual, visual_id=visual, post_id=None, display_order=order
         )
-        for position, (formula_id, grade, flag) in enumerate(judged):
+        for position, (formula_id, grade, flag) in enumerate(instances):
             hit = HitFactory.create(
                 item=item,
                 formula_id=formula_id,
