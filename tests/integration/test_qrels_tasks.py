@@ -51,8 +51,8 @@ def test_formula_qrels_take_max_instance_grade_and_runs_score_by_visual_id_when_
             )
     items = qrels_export(task=task)
     assert items.content == "B.1\t0\t500\t3\nB.1\t0\t600\t0\n"  # 700 only flagged: unjudged
-    instances = qrels_export(task=task, level="instance")
-    assert instances.content == "B.1\t0\t11\t1\nB.1\t0\t12\t3\nB.1\t0\t13\t0\n"
+    instance_qrels = qrels_export(task=task, level="instance")
+    assert instance_qrels.content == "B.1\t0\t11\t1\nB.1\t0\t12\t3\nB.1\t0\t13\t0\n"
 
     run = RunFactory.create(task=task)
     for rank, (formula_id, score) in enumerate(((13, 3.0), (11, 2.0), (12, 1.0), (14, 0.5)), 1):
