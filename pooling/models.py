@@ -82,8 +82,16 @@ class RunRow(models.Model):
     """One ranked result. Ids are the collection's; they are checked at upload, not by FKs,
     so that rows load with COPY at full speed."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="rows")
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    # No database-level foreign keys: run_id and topic_id are written by run_rows_store in the
+    # transaction that creates the run, from the task's own topics; PostgreSQL's deferred FK
+    # checks tripled the time of a run's COPY + commit (bench/ingest_runs.py). Deletes still
+    # cascade through the ORM. The (run, topic, rank) index serves lookups by run.
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="rows", db_constraint=False, db_index=False
+    )
+    topic = models.ForeignKey(
+        Topic, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
     post_id = models.BigIntegerField(null=True, blank=True)
     formula_id = models.BigIntegerField(null=True, blank=True)
     rank = models.PositiveIntegerField()
