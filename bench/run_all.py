@@ -8,6 +8,7 @@ BENCH = Path(__file__).resolve().parent
 SCRIPTS = [
     "ingest_runs.py",
     "evaluate.py",
+    "judging_load.py",
 ]
 
 

@@ -182,6 +182,10 @@ class HitView:
     revision: int = 0
     updated_at: object = None
     error: str = ""  # set by a view re-showing a refused submit
+    hid: str = field(init=False)  # the id as text: rendered many times per page
+
+    def __post_init__(self) -> None:
+        self.hid = str(self.hit_id)
 
     @property
     def thread_href(self) -> str:

@@ -1,0 +1,479 @@
+"""Load test: many assessors judging at once through the real HTTP endpoints (issue 5 §7).
+
+The app runs under gunicorn (gthread workers, keep-alive) on a throwaway PostgreSQL database.
+Each simulated assessor holds one official assignment (most on answer topics, one hit per item;
+some on formula topics, five hits per item) and judges ``--hits`` hits in the pool's order:
+GET the judging page, think, POST the item's judgments as JSON (what static/js/judge.js does),
+think. A share of submits is sent twice with the same client token (a retried request), and
+every request that fails is retried with the same token, as the page does.
+
+Afterwards the database must hold exactly one judgment per submitted hit, with the grade sent,
+and one revision each (retries add none). Prints requests per second, p50/p95/p99 of the
+judging page and of submit, errors, lost and doubled judgments.
+Targets on the 2-core machine: p95 < 50 ms for both, zero lost, zero errors.
+
+    .venv/bin/python bench/judging_load.py [--small] [--assessors 50] [--hits 200]
+        [--think-ms 500] [--workers 3] [--threads 8] [--client-procs 2] [--keep-db]
+
+Think time: real ARQMath assessors took 26-83 s per judgment; the default half second between
+requests is ~50x faster than that, so 50 simulated assessors stand for thousands of real ones.
+Uses DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/qrelsmith) and creates,
+then drops, the database ``bench_judging_load``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH_DB = "bench_judging_load"
+FORMULA_HITS = 5
+POST_BODY = (
+    "<p>Write <span class='math-container' id='{fid}'>$\\int_0^{{{n}}} x^2\\,dx = {n}^3/3$</span>"
+    " and compare with <span class='math-container' id='{fid2}'>$\\sum_{{k=1}}^{{{n}}} k^2$</span>."
+    "</p><p>Both grow like <em>n cubed</em>; see <a href='https://math.stackexchange.com/q/{n}'>"
+    "this question</a>.</p>"
+)
+
+
+# ---- Setting up the database (runs in the bench process) ----------------------------------
+def bench_database_url() -> tuple[str, str]:
+    """(admin URL on the `postgres` database, URL of the bench database)."""
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/qrelsmith")
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql"):
+        sys.exit("judging_load needs PostgreSQL: set DATABASE_URL to a postgres:// URL")
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    return admin, urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+
+
+def recreate_database(admin_url: str, drop_only: bool = False) -> None:
+    import psycopg2
+
+    connection = psycopg2.connect(admin_url)
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        if not drop_only:
+            cursor.execute(f'CREATE DATABASE "{BENCH_DB}"')
+    connection.close()
+
+
+@dataclass
+class Assessor:
+    username: str
+    session_key: str
+    csrf: str
+    assignment_id: int
+    items: list[tuple[int, list[int]]]  # (item id, hit ids) in display order
+
+
+def seed(assessors: int, hits: int, formula_share: float, rng: random.Random) -> list[Assessor]:
+    """Users, topics, posts, formulas, pools and assignments; logged-in sessions."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.auth.models import User
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from assessment.models import Assignment
+    from collection.models import Campaign, Formula, Post, RetrievalTask, Thread, Topic
+    from pooling.models import Hit, PoolItem
+
+    campaign = Campaign.objects.create(name="Load test")
+    answer = RetrievalTask.objects.create(campaign=campaign, kind=RetrievalTask.Kind.ANSWER)
+    formula = RetrievalTask.objects.create(campaign=campaign, kind=RetrievalTask.Kind.FORMULA)
+    formula_people = round(assessors * formula_share)
+    threads, posts, formulas, items, hit_rows = [], [], [], [], []
+    plan: list[tuple[User, Topic, list[tuple[PoolItem, list[Hit]]]]] = []
+    next_id = 1_000_000
+    for i in range(assessors):
+        user = User(username=f"load{i:03d}")
+        user.set_unusable_password()
+        user.save()
+        is_formula = i < formula_people
+        task = formula if is_formula else answer
+        topic = Topic.objects.create(
+            task=task,
+            number=f"{'B' if is_formula else 'A'}.{i + 1}",
+            title=f"How does <span class='math-container' id='q_1'>$\\int x^{i}$</span> grow?",
+            question="<p>Why is <span class='math-container' id='q_2'>$x^2 \\geq 0$</span>?</p>",
+            formula_id="q_2" if is_formula else "",
+            latex="x^2 \\geq 0" if is_formula else "",
+            tags=["calculus"],
+        )
+        per_item = FORMULA_HITS if is_formula else 1
+        topic_items = []
+        for k in range(hits // per_item):
+            item = PoolItem(topic=topic, key=f"k{k}", display_order=k, visual_id=f"v{k}")
+            item_hits: list[Hit] = []
+            for _ in range(per_item):
+                next_id += 3
+                thread = Thread(id=next_id, title=f"Thread {next_id}")
+                post = Post(
+                    id=next_id + 1,
+                    thread=thread,
+                    kind=Post.Kind.ANSWER,
+                    body=POST_BODY.format(fid=next_id + 1, fid2=next_id + 2, n=rng.randint(2, 99)),
+                )
+                threads.append(thread)
+                posts.append(post)
+                formulas.append(
+                    Formula(
+                        formula_id=next_id + 1,
+                        post=post,
+                        thread=thread,
+                        location="answer",
+                        visual_id=f"v{k}",
+                        latex="\\int_0^n x^2\\,dx",
+                    )
+                )
+                item_hits.append(
+                    Hit(
+                        item=item,
+                        post_id=post.pk,
+                        formula_id=next_id + 1 if is_formula else None,
+                        position=len(item_hits),
+                        vote=rng.random(),
+                    )
+                )
+            if not is_formula:
+                item.post_id = item_hits[0].post_id
+                item.key = str(item.post_id)
+            items.append(item)
+            hit_rows.extend(item_hits)
+            topic_items.append((item, item_hits))
+        plan.append((user, topic, topic_items))
+    Thread.objects.bulk_create(threads, batch_size=5000)
+    Post.objects.bulk_create(posts, batch_size=5000)
+    Formula.objects.bulk_create(formulas, batch_size=5000)
+    PoolItem.objects.bulk_create(items, batch_size=5000)
+    for hit in hit_rows:
+        hit.item_id = hit.item.pk
+    Hit.objects.bulk_create(hit_rows, batch_size=5000)
+    people = []
+    for user, topic, topic_items in plan:
+        assignment = Assignment.objects.create(topic=topic, assessor=user, purpose="official")
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        people.append(
+            Assessor(
+                username=user.username,
+                session_key=session.session_key or "",
+                csrf=secrets.token_hex(16),  # a 32-character CSRF secret, as Django makes
+                assignment_id=assignment.pk,
+                items=[(item.pk, [h.pk for h in item_hits]) for item, item_hits in topic_items],
+            )
+        )
+    return people
+
+
+# ---- The simulated assessors (run in client processes, one thread each) ------------------
+@dataclass
+class Outcome:
+    page_ms: list[float] = field(default_factory=list)
+    submit_ms: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    sent: dict[tuple[int, int], int] = field(default_factory=dict)  # (assignment, hit) → grade
+    requests: int = 0
+
+
+class Session:
+    """One keep-alive connection of one assessor, reconnecting after a failure."""
+
+    def __init__(self, port: int, assessor: Assessor) -> None:
+        self.port = port
+        self.cookie = f"sessionid={assessor.session_key}; csrftoken={assessor.csrf}"
+        self.csrf = assessor.csrf
+        self.connection: http.client.HTTPConnection | None = None
+
+    def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+        if self.connection is None:
+            self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        headers = {"Cookie": self.cookie, "Host": "127.0.0.1"}
+        if body is not None:
+            headers.update({"Content-Type": "application/json", "X-CSRFToken": self.csrf})
+            headers["Referer"] = f"http://127.0.0.1:{self.port}/"
+        try:
+            self.connection.request(method, path, body=body, headers=headers)
+            response = self.connection.getresponse()
+            return response.status, response.read()
+        except (OSError, http.client.HTTPException):
+            self.connection.close()
+            self.connection = None
+            raise
+
+
+def timed_call(
+    session: Session, method: str, path: str, body: bytes | None, outcome: Outcome
+) -> tuple[float, int, bytes]:
+    """A request retried (same body, so same client token) until it answers 200."""
+    for attempt in range(5):
+        start = time.perf_counter()
+        outcome.requests += 1
+        try:
+            status, data = session.request(method, path, body)
+        except (OSError, http.client.HTTPException) as error:
+            outcome.errors.append(f"{method} {path}: {error!r}")
+            time.sleep(0.2 * (attempt + 1))
+            continue
+        elapsed = (time.perf_counter() - start) * 1000
+        if status == 200:
+            return elapsed, status, data
+        outcome.errors.append(f"{method} {path}: HTTP {status}")
+        time.sleep(0.2 * (attempt + 1))
+    return elapsed, status, b""
+
+
+def judge(port: int, assessor: Assessor, think_ms: float, retry_share: float, seed: int) -> Outcome:
+    rng = random.Random(seed)
+    outcome = Outcome()
+    session = Session(port, assessor)
+
+    def think() -> None:
+        if think_ms:
+            time.sleep(rng.expovariate(1000 / think_ms))
+
+    a = assessor.assignment_id
+    for item_id, hit_ids in assessor.items:
+        elapsed, status, html = timed_call(session, "GET", f"/assess/{a}/{item_id}/", None, outcome)
+        if status == 200:
+            outcome.page_ms.append(elapsed)
+            if b"math-container" not in html:
+                outcome.errors.append(f"page {item_id} rendered without its post")
+        think()
+        verdicts = []
+        for hit_id in hit_ids:
+            grade = rng.randrange(4)
+            verdicts.append({"hit": hit_id, "grade": grade, "comment": ""})
+            outcome.sent[(a, hit_id)] = grade
+        body = json.dumps(
+            {
+                "judgments": verdicts,
+                "active_seconds": round(rng.uniform(5, 60), 1),
+                "client_token": uuid.uuid4().hex,
+            }
+        ).encode()
+        path = f"/api/assignments/{a}/items/{item_id}/judgments/"
+        for _ in range(2 if rng.random() < retry_share else 1):  # a retried request
+            elapsed, status, _data = timed_call(session, "POST", path, body, outcome)
+            if status == 200:
+                outcome.submit_ms.append(elapsed)
+        think()
+    return outcome
+
+
+def client_process(args: tuple[int, list[Assessor], float, float, int]) -> Outcome:
+    port, people, think_ms, retry_share, seed = args
+    results: list[Outcome] = []
+    lock = threading.Lock()
+
+    def run(index: int, person: Assessor) -> None:
+        outcome = judge(port, person, think_ms, retry_share, seed * 1000 + index)
+        with lock:
+            results.append(outcome)
+
+    threads = [threading.Thread(target=run, args=(i, p)) for i, p in enumerate(people)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    total = Outcome()
+    for outcome in results:
+        total.page_ms += outcome.page_ms
+        total.submit_ms += outcome.submit_ms
+        total.errors += outcome.errors
+        total.sent.update(outcome.sent)
+        total.requests += outcome.requests
+    return total
+
+
+# ---- gunicorn ------------------------------------------------------------------------------
+def start_gunicorn(port: int, db_url: str, workers: int, threads: int) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "DJANGO_SETTINGS_MODULE": "config.settings.dev",
+        "DEBUG": "0",
+        "CONN_MAX_AGE": "600",
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("REDIS_URL", None)  # no Celery work here; keeps the cache in-process
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--worker-class",
+            "gthread",
+            "--workers",
+            str(workers),
+            "--threads",
+            str(threads),
+            "--keep-alive",
+            "30",
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env=env,
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            connection.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
+            if connection.getresponse().status == 200:
+                return server
+        except OSError:
+            time.sleep(0.3)
+    server.kill()
+    sys.exit("gunicorn did not answer /healthz within 30 s")
+
+
+def percentile(values: list[float], q: int) -> float:
+    if not values:
+        return float("nan")
+    return (
+        statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+        if len(values) > 1
+        else values[0]
+    )
+
+
+def verify(sent: dict[tuple[int, int], int]) -> tuple[int, int, int, int]:
+    """(stored, lost, doubled revisions, wrong grade) against what was sent."""
+    from assessment.models import Judgment, JudgmentRevision
+
+    stored = {
+        (a, h): (grade, revision)
+        for a, h, grade, revision in Judgment.objects.values_list(
+            "assignment_id", "hit_id", "grade", "revision"
+        )
+    }
+    lost = sum(1 for key in sent if key not in stored)
+    wrong = sum(1 for key, grade in sent.items() if key in stored and stored[key][0] != grade)
+    extra_revisions = JudgmentRevision.objects.count() - len(stored)
+    doubled = extra_revisions + sum(1 for _, revision in stored.values() if revision != 1)
+    doubled += sum(1 for key in stored if key not in sent)
+    return len(stored), lost, doubled, wrong
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--small", action="store_true", help="5 assessors x 20 hits")
+    parser.add_argument("--assessors", type=int, default=50)
+    parser.add_argument("--hits", type=int, default=200)
+    parser.add_argument("--formula-share", type=float, default=0.2)
+    parser.add_argument("--think-ms", type=float, default=500.0)
+    parser.add_argument("--retry-share", type=float, default=0.05)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--client-procs", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8197)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--keep-db", action="store_true")
+    options = parser.parse_args()
+    if options.small:
+        options.assessors, options.hits = 5, 20
+
+    admin_url, db_url = bench_database_url()
+    recreate_database(admin_url)
+    os.environ["DATABASE_URL"] = db_url
+    os.environ.pop("REDIS_URL", None)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.dev"
+    os.environ["DEBUG"] = "0"
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connections
+
+    call_command("migrate", verbosity=0)
+    rng = random.Random(options.seed)
+    start = time.perf_counter()
+    people = seed(options.assessors, options.hits, options.formula_share, rng)
+    print(
+        f"seeded {len(people)} assessors x {options.hits} hits "
+        f"({round(options.assessors * options.formula_share)} on formula topics, "
+        f"{FORMULA_HITS} hits per formula item) in {time.perf_counter() - start:.1f} s"
+    )
+    connections.close_all()
+
+    server = start_gunicorn(options.port, db_url, options.workers, options.threads)
+    try:
+        shares = [people[i :: options.client_procs] for i in range(options.client_procs)]
+        jobs = [
+            (options.port, share, options.think_ms, options.retry_share, options.seed + i)
+            for i, share in enumerate(shares)
+            if share
+        ]
+        start = time.perf_counter()
+        with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
+            outcomes = pool.map(client_process, jobs)
+        wall = time.perf_counter() - start
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+    total = Outcome()
+    for outcome in outcomes:
+        total.page_ms += outcome.page_ms
+        total.submit_ms += outcome.submit_ms
+        total.errors += outcome.errors
+        total.sent.update(outcome.sent)
+        total.requests += outcome.requests
+    stored, lost, doubled, wrong = verify(total.sent)
+    connections.close_all()
+    if not options.keep_db:
+        recreate_database(admin_url, drop_only=True)
+
+    print(
+        f"gunicorn gthread {options.workers} workers x {options.threads} threads; "
+        f"{len(people)} assessors, think time {options.think_ms:.0f} ms (exponential mean), "
+        f"{options.retry_share:.0%} of submits sent twice"
+    )
+    print(f"requests: {total.requests} in {wall:.1f} s = {total.requests / wall:.1f} req/s")
+    for name, values in (("judging page", total.page_ms), ("submit", total.submit_ms)):
+        print(
+            f"{name:>12}: n={len(values)}  p50 {percentile(values, 50):.1f} ms  "
+            f"p95 {percentile(values, 95):.1f} ms  p99 {percentile(values, 99):.1f} ms  "
+            f"max {max(values, default=float('nan')):.1f} ms"
+        )
+    print(
+        f"judgments: {len(total.sent)} hits submitted, {stored} stored, {lost} lost, "
+        f"{doubled} doubled, {wrong} with a wrong grade; errors: {len(total.errors)}"
+    )
+    for error in total.errors[:10]:
+        print(f"  error: {error}")
+    p95_ok = percentile(total.page_ms, 95) < 50 and percentile(total.submit_ms, 95) < 50
+    clean = not (lost or doubled or wrong or total.errors) and stored == len(total.sent)
+    print(
+        "targets (p95 < 50 ms both, zero lost/doubled/errors): "
+        + ("met" if p95_ok and clean else "NOT met")
+    )
+    if not clean:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
