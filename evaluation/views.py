@@ -17,9 +17,14 @@ from django.views.decorators.http import require_GET, require_http_methods
 from collection.models import RetrievalTask
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
-from evaluation.qrels import DEFAULT_PRECEDENCE, QrelsPolicy
+from evaluation.qrels import DEFAULT_PRECEDENCE, QrelsFormatError, QrelsPolicy
 from evaluation.reports import COLUMNS, RENDERERS, family, per_topic_csv
-from evaluation.services import QrelsExportError, evaluation_job_start, qrels_export
+from evaluation.services import (
+    QrelsExportError,
+    evaluation_job_start,
+    qrels_export,
+    qrels_import,
+)
 from evaluation.services.jobs import EvaluationRequestError
 
 DOWNLOADS = {
@@ -55,6 +60,11 @@ class QrelsExportForm(forms.Form):
         choices=[("item", "Item level"), ("instance", "Instance level (formula task)")]
     )
     label = forms.CharField(max_length=100, required=False)
+
+
+class QrelsImportForm(forms.Form):
+    file = forms.FileField(help_text="topic 0 id grade, tab-separated; the file's order is kept.")
+    label = forms.CharField(max_length=100, required=False, initial="official")
 
 
 def _task(task_id: int) -> RetrievalTask:
@@ -178,14 +188,21 @@ def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpRespon
 @require_http_methods(["GET", "POST"])
 def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = _task(task_id)
-    form = QrelsExportForm(request.POST if request.POST.get("action") == "export" else None)
+    action = request.POST.get("action")
+    form = QrelsExportForm(request.POST if action == "export" else None)
+    upload = QrelsImportForm(request.POST if action == "import" else None, request.FILES or None)
     if request.method == "POST":
-        done = _qrels_action(request, task, form)
+        done = (
+            _qrels_upload(request, task, upload)
+            if action == "import"
+            else _qrels_action(request, task, form)
+        )
         if done:
             return redirect("evaluation:qrels", task_id=task.pk)
     context = {
         "task": task,
         "form": form,
+        "upload": upload,
         "versions": selectors.qrels_versions(task),
         "jobs": EvaluationJob.objects.filter(task=task).select_related("qrels")[:8],
     }
@@ -218,6 +235,24 @@ def _qrels_action(request: HttpRequest, task: RetrievalTask, form: QrelsExportFo
             messages.error(request, "Unknown action.")
     except (QrelsExportError, EvaluationRequestError) as error:
         messages.error(request, str(error))
+    return True
+
+
+def _qrels_upload(request: HttpRequest, task: RetrievalTask, upload: QrelsImportForm) -> bool:
+    if not upload.is_valid():
+        return False
+    try:
+        text = upload.cleaned_data["file"].read().decode("utf-8")
+        version = qrels_import(
+            task=task, text=text, label=upload.cleaned_data["label"], created_by=request.user
+        )
+    except UnicodeDecodeError:
+        upload.add_error("file", "not UTF-8 text")
+        return False
+    except QrelsFormatError as error:
+        upload.add_error("file", str(error))
+        return False
+    messages.success(request, f"Imported qrels version {version.pk} ({version.row_count} rows).")
     return True
 
 

@@ -149,3 +149,23 @@ def test_results_index_lists_tasks_with_bounded_queries_when_staff(
     with django_assert_max_num_queries(6):  # type: ignore[operator]
         response = client.get(reverse("evaluation:index"))
     assert reverse("evaluation:results", args=[data.task.pk]) in response.content.decode()
+
+
+def test_qrels_page_imports_file_in_its_order_or_lists_its_problem_when_uploaded() -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = judged_answer_task()
+    client, _ = logged_in(staff=True)
+    url = reverse("evaluation:qrels", args=[data.task.pk])
+    text = "A.2\t0\t202\t3\r\nA.1\t0\t101\t1\r\n"
+    upload = SimpleUploadedFile("qrels.tsv", text.encode())
+    assert (
+        client.post(url, {"action": "import", "file": upload, "label": "official"}).status_code
+        == 302
+    )
+    version = QrelsVersion.objects.get()
+    assert version.content == text.replace("\r\n", "\n")
+    bad = SimpleUploadedFile("bad.tsv", b"A.1\t0\t101\n")
+    response = client.post(url, {"action": "import", "file": bad})
+    assert "line 1: expected 4 columns" in response.content.decode()
+    assert QrelsVersion.objects.count() == 1
