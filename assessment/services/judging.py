@@ -84,6 +84,11 @@ def _locked_assignment(assignment_id: int, assessor: AbstractBaseUser) -> Assign
     )
     if locked is None:
         raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
+    if locked.submitted_at is not None:
+        # A handed-in training round is compared with the gold grades: it stays as it was.
+        raise JudgmentInvalid(
+            {0: "this training round has been handed in; it can no longer change"}
+        )
     return locked
 
 

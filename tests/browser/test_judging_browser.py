@@ -174,3 +174,25 @@ def test_failed_submit_keeps_choices_and_retries_until_saved_when_server_unreach
     judgment = Judgment.objects.get()
     assert (judgment.grade, judgment.revision) == (1, 1)
     assert failures["left"] == 0
+
+
+def test_second_tab_shows_latest_judgment_when_it_comes_back_into_view(page, login) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=2)
+    assignment = assign(pool, "alice")
+    login("alice")
+    url = _judge_url(assignment.pk, pool.items[0].pk)
+    page.goto(url)
+    other = page.context.new_page()
+    other.goto(url)
+    assert not other.locator(".hit input[value='3']").is_checked()
+
+    page.bring_to_front()
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(rf"/{pool.items[1].pk}/$"))
+
+    other.bring_to_front()
+    other.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+    other.wait_for_function("() => document.querySelector(\".hit input[value='3']\").checked")
+    assert "saved" in other.locator("[data-state]").inner_text()
+    assert other.locator("[data-judged]").inner_text() == "1"

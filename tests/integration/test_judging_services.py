@@ -294,3 +294,15 @@ def test_concurrent_submits_store_one_judgment_when_requests_race() -> None:
     judgment = Judgment.objects.get()
     assert judgment.active_seconds == pytest.approx(6)
     assert JudgmentRevision.objects.filter(judgment=judgment).count() == judgment.revision
+
+
+def test_submit_is_refused_when_training_round_handed_in() -> None:
+    pool = answer_pool(items=1)
+    assignment = assign(pool)
+    assignment.submitted_at = timezone.now()
+    assignment.save()
+    with pytest.raises(JudgmentInvalid, match="handed in"):
+        judgment_submit(
+            assignment=assignment, hit=pool.hits[0][0], assessor=assignment.assessor, grade=3
+        )
+    assert not Judgment.objects.exists()
