@@ -9,6 +9,7 @@ SCRIPTS = [
     "ingest_runs.py",
     "evaluate.py",
     "judging_load.py",
+    "pooling.py",
 ]
 
 

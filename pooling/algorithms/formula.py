@@ -7,6 +7,7 @@ pool is the union of visual ids. For each pooled visual id, its candidate instan
 pooled rows with that visual id, from every run.
 """
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -37,7 +38,9 @@ class Candidate:
     @property
     def vote(self) -> Fraction:
         """ARQMath-2/3: the sum over runs of 1/rank (exact, so equal votes compare equal)."""
-        return sum((Fraction(1, rank) for rank in self.ranks.values()), Fraction(0))
+        ranks = self.ranks.values()
+        common = math.lcm(*ranks)  # one normalization instead of one per run
+        return Fraction(sum(common // rank for rank in ranks), common)
 
 
 @dataclass(slots=True)

@@ -25,8 +25,8 @@ def _by_formula_id(candidates: Sequence[Candidate]) -> list[Candidate]:
 def select_by_vote(candidates: Sequence[Candidate], n: int, rng: random.Random) -> list[Candidate]:
     """The ``n`` candidates with the highest votes, best first; equal votes ordered by ``rng``."""
     ordered = _by_formula_id(candidates)
-    tiebreak = {candidate.formula_id: rng.random() for candidate in ordered}
-    ordered.sort(key=lambda candidate: (-candidate.vote, tiebreak[candidate.formula_id]))
+    keys = {candidate.formula_id: (-candidate.vote, rng.random()) for candidate in ordered}
+    ordered.sort(key=lambda candidate: keys[candidate.formula_id])
     return ordered[: max(n, 0)]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
@@ -26,7 +26,7 @@ from pooling.algorithms import (
     answer_depth,
     formula_k,
 )
-from pooling.models import Run, RunRow
+from pooling.models import Contribution, Hit, PoolItem, Run, RunRow
 
 _RUNROW = RunRow._meta.db_table
 _FORMULA = Formula._meta.db_table
@@ -160,17 +160,20 @@ def _ranked_rows(
         f"AND {{p}}topic_id IN ({_placeholders(topic_ids)}) AND {{p}}rank <= %s"
     )
     read(first, [*run_ids, *topic_ids, cutoff], into)
-    for run_id in run_ids:
-        short = [
-            topic_id
-            for topic_id in topic_ids
-            if enough(into[topic_id][run_id]) < run_limits[run_id]
-        ]
-        if short:
+    # Short pairs read one wider window, then (rarely) everything that is left.
+    for low, high in ((cutoff, 4 * cutoff), (4 * cutoff, None)):
+        for run_id in run_ids:
+            short = [t for t in topic_ids if enough(into[t][run_id]) < run_limits[run_id]]
+            if not short:
+                continue
             where = (
                 f"{{p}}run_id = %s AND {{p}}topic_id IN ({_placeholders(short)}) AND {{p}}rank > %s"
             )
-            read(where, [run_id, *short, cutoff], into)
+            params: list[object] = [run_id, *short, low]
+            if high is not None:
+                where += " AND {p}rank <= %s"
+                params.append(high)
+            read(where, params, into)
     return into
 
 
@@ -208,3 +211,50 @@ def openqa_answers(
         if topic_id is not None:
             found[topic_id].append((run_id, rank, answer))
     return found
+
+
+@dataclass
+class StoredPool:
+    """What one topic's pool holds now (what a rebuild must keep)."""
+
+    items: dict[str, tuple[int, int, bool]] = field(
+        default_factory=dict
+    )  # key -> id, order, orphan
+    contributions: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    hits: dict[int, list[tuple[int, int | None, int | None, int, float]]] = field(
+        default_factory=dict
+    )  # item -> (id, post, formula, position, vote)
+    judged_hits: set[int] = field(default_factory=set)
+
+    def judged_items(self) -> set[int]:
+        return {
+            item_id
+            for item_id, hits in self.hits.items()
+            if any(hit[0] in self.judged_hits for hit in hits)
+        }
+
+
+def stored_pools(topic_ids: Sequence[int]) -> dict[int, StoredPool]:
+    """The stored pools of ``topic_ids``: four queries whatever their size."""
+    stored = {topic_id: StoredPool() for topic_id in topic_ids}
+    for pk, topic_id, key, order, orphaned in PoolItem.objects.filter(
+        topic_id__in=topic_ids
+    ).values_list("id", "topic_id", "key", "display_order", "is_orphaned"):
+        stored[topic_id].items[key] = (pk, order, orphaned)
+    for pk, topic_id, item_id, run_id, rank in Contribution.objects.filter(
+        item__topic_id__in=topic_ids
+    ).values_list("id", "item__topic_id", "item_id", "run_id", "rank"):
+        stored[topic_id].contributions[(item_id, run_id)] = (pk, rank)
+    hits = Hit.objects.filter(item__topic_id__in=topic_ids)
+    for pk, topic_id, item_id, post_id, formula_id, position, vote in hits.order_by(
+        "item_id", "position", "id"
+    ).values_list("id", "item__topic_id", "item_id", "post_id", "formula_id", "position", "vote"):
+        stored[topic_id].hits.setdefault(item_id, []).append(
+            (pk, post_id, formula_id, position, vote)
+        )
+    # Judgments live in the assessment app; the reverse relation keeps the dependency one-way.
+    for pk, topic_id in (
+        hits.filter(judgments__isnull=False).values_list("id", "item__topic_id").distinct()
+    ):
+        stored[topic_id].judged_hits.add(pk)
+    return stored

@@ -5,7 +5,7 @@ DESIGN.md "Pooling" and issue 4. A build is incremental and idempotent:
   it adds what is new and records every current (run, rank) contribution;
 - an item no run contributes any more (its run was replaced or withdrawn) is kept and marked
   orphaned if any of its hits was judged, and removed if not;
-- each topic is written in its own transaction, so a build killed half-way leaves whole topics
+- a few topics are written per transaction, so a build killed half-way leaves whole topics
   behind, and building again gives exactly the state an uninterrupted build gives.
 """
 
@@ -35,18 +35,23 @@ from pooling.algorithms import (
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem
 from pooling.selectors.pool_inputs import (
     PooledRuns,
+    StoredPool,
     answer_rows,
     formula_rows,
     openqa_answers,
     pool_settings,
     pooled_runs,
     pooling_target,
+    stored_pools,
 )
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-TOPICS_PER_PASS = 20  # rows of this many topics are held in memory at once
+# Rows of this many topics are held in memory at once, and written in one transaction: a build
+# killed half-way leaves whole chunks behind, and a commit per chunk, not per topic, keeps the
+# database's WAL flushes few.
+TOPICS_PER_PASS = 10
 
 _ITEM_FIELDS = (
     "topic_id",
@@ -107,13 +112,10 @@ def pool_build(
     build = _start(build, task, settings, runs, len(topics))
     counts: Counter[str] = Counter()
     try:
-        done = 0
         for start in range(0, len(topics), TOPICS_PER_PASS):
             chunk = topics[start : start + TOPICS_PER_PASS]
-            for topic_id, number, plan in _plans(target, settings, runs, chunk):
-                _write_topic(topic_id, number, plan, settings, build, counts)
-                done += 1
-                _progress(build, done, progress)
+            _write_chunk(list(_plans(target, settings, runs, chunk)), settings, build, counts)
+            _progress(build, start + len(chunk), progress)
     except Exception as error:
         PoolBuild.objects.filter(pk=build.pk).update(
             status=PoolBuild.Status.FAILED, error=str(error), finished_at=timezone.now()
@@ -180,123 +182,100 @@ def _plans(
 
 
 @dataclass
-class _Stored:
-    """What one topic's pool holds now."""
+class _Changes:
+    """Every write a chunk of topics needs, applied in a few bulk statements."""
 
-    items: dict[str, tuple[int, int, bool]]  # key -> (id, display order, orphaned)
-    contributions: dict[tuple[int, int], tuple[int, int]]  # (item, run) -> (id, rank)
-    hits: dict[int, list[tuple[int, int | None, int | None, int, float]]]  # item -> hits
-    judged_hits: set[int] = field(default_factory=set)
-
-    def judged_items(self) -> set[int]:
-        return {
-            item_id
-            for item_id, hits in self.hits.items()
-            if any(hit[0] in self.judged_hits for hit in hits)
-        }
+    delete_items: list[int] = field(default_factory=list)
+    orphan_items: list[int] = field(default_factory=list)
+    revive_items: list[int] = field(default_factory=list)
+    new_items: list[tuple[Any, ...]] = field(default_factory=list)
+    stale_contributions: list[int] = field(default_factory=list)
+    new_contributions: list[tuple[int, int, int]] = field(default_factory=list)
+    drop_hits: list[int] = field(default_factory=list)
+    votes: dict[int, float] = field(default_factory=dict)
+    new_hits: list[tuple[Any, ...]] = field(default_factory=list)
 
 
-def _stored(topic_id: int) -> _Stored:
-    items = {
-        key: (pk, order, orphaned)
-        for pk, key, order, orphaned in PoolItem.objects.filter(topic_id=topic_id).values_list(
-            "id", "key", "display_order", "is_orphaned"
-        )
-    }
-    contributions = {
-        (item_id, run_id): (pk, rank)
-        for pk, item_id, run_id, rank in Contribution.objects.filter(
-            item__topic_id=topic_id
-        ).values_list("id", "item_id", "run_id", "rank")
-    }
-    hits: dict[int, list[tuple[int, int | None, int | None, int, float]]] = {}
-    topic_hits = Hit.objects.filter(item__topic_id=topic_id)
-    for pk, item_id, post_id, formula_id, position, vote in topic_hits.order_by(
-        "item_id", "position", "id"
-    ).values_list("id", "item_id", "post_id", "formula_id", "position", "vote"):
-        hits.setdefault(item_id, []).append((pk, post_id, formula_id, position, vote))
-    # Judgments live in the assessment app; the reverse relation keeps the dependency one-way.
-    judged = set(topic_hits.filter(judgments__isnull=False).values_list("id", flat=True))
-    return _Stored(items, contributions, hits, judged)
-
-
-def _write_topic(
-    topic_id: int,
-    number: str,
-    plan: dict[str, PlannedItem],
+def _write_chunk(
+    chunk: Sequence[tuple[int, str, dict[str, PlannedItem]]],
     settings: PoolSettings,
     build: PoolBuild,
     counts: Counter[str],
 ) -> None:
-    """Bring one topic's stored pool to ``plan`` without losing or re-ordering anything."""
+    """Bring the stored pools of a few topics to their plans in one transaction, without
+    losing or re-ordering anything already stored."""
+    topic_ids = [topic_id for topic_id, _number, _plan in chunk]
+    changes = _Changes()
     with transaction.atomic():
-        # Serialize concurrent builds of one topic (a no-op on SQLite, which locks the file).
-        list(Topic.objects.select_for_update().filter(pk=topic_id).values_list("id"))
-        stored = _stored(topic_id)
-        _retire_vanished(stored, plan, counts)
-        item_ids = _add_items(topic_id, number, plan, stored, settings, build, counts)
-        _sync_contributions(plan, item_ids, stored, counts)
-        _sync_hits(number, plan, item_ids, stored, settings, counts)
+        # Serialize concurrent builds of these topics (a no-op on SQLite, which locks the file).
+        list(Topic.objects.select_for_update().filter(pk__in=topic_ids).order_by("pk").values("pk"))
+        stored = stored_pools(topic_ids)
+        for topic_id, number, plan in chunk:
+            _retire_vanished(stored[topic_id], plan, changes)
+            changes.new_items += _new_item_rows(topic_id, number, plan, stored[topic_id], settings)
+        item_ids = _write_items(topic_ids, changes, build, counts)
+        for topic_id, number, plan in chunk:
+            ids = {key: item_ids[(topic_id, key)] for key in plan}
+            _contribution_changes(plan, ids, stored[topic_id], changes)
+            _hit_changes(number, plan, ids, stored[topic_id], settings, changes)
+        _write_contributions_and_hits(stored, changes, counts)
 
 
-def _retire_vanished(stored: _Stored, plan: dict[str, PlannedItem], counts: Counter[str]) -> None:
+def _retire_vanished(stored: StoredPool, plan: dict[str, PlannedItem], changes: _Changes) -> None:
     """Orphan judged items no run contributes any more; delete unjudged ones; revive returns."""
     judged = stored.judged_items()
-    orphan, delete, revive = [], [], []
     for key, (pk, _order, orphaned) in list(stored.items.items()):
         if key in plan:
             if orphaned:
-                revive.append(pk)
+                changes.revive_items.append(pk)
         elif pk in judged:
             if not orphaned:
-                orphan.append(pk)
+                changes.orphan_items.append(pk)
         else:
-            delete.append(pk)
+            changes.delete_items.append(pk)
             del stored.items[key]
-    if delete:
-        PoolItem.objects.filter(pk__in=delete).delete()
-    if orphan:
-        PoolItem.objects.filter(pk__in=orphan).update(is_orphaned=True)
-    if revive:
-        PoolItem.objects.filter(pk__in=revive).update(is_orphaned=False)
-    counts["items_removed"] += len(delete)
-    counts["items_orphaned"] += len(orphan)
-    counts["items_restored"] += len(revive)
 
 
-def _add_items(
+def _new_item_rows(
     topic_id: int,
     number: str,
     plan: dict[str, PlannedItem],
-    stored: _Stored,
+    stored: StoredPool,
     settings: PoolSettings,
-    build: PoolBuild,
-    counts: Counter[str],
-) -> dict[str, int]:
-    """Insert the planned items not stored yet, after every stored one; key -> item id."""
+) -> list[tuple[Any, ...]]:
+    """Rows of the planned items not stored yet, ordered after every stored one."""
     existing_orders = {key: order for key, (_pk, order, _o) in stored.items.items()}
     orders = display_orders(existing_orders, plan, topic_rng(settings.seed, number))
-    now = timezone.now()
-    described = [
+    return [
         (topic_id, key, plan[key].post_id, plan[key].visual_id, plan[key].answer, order)
         for key, order in sorted(orders.items(), key=lambda pair: pair[1])
     ]
-    rows = [(*row, build.pk, now, False) for row in described]
-    if rows:
+
+
+def _write_items(
+    topic_ids: Sequence[int], changes: _Changes, build: PoolBuild, counts: Counter[str]
+) -> dict[tuple[int, str], int]:
+    """Apply the item changes; (topic, key) -> item id of every item of the topics."""
+    if changes.delete_items:
+        PoolItem.objects.filter(pk__in=changes.delete_items).delete()
+    if changes.orphan_items:
+        PoolItem.objects.filter(pk__in=changes.orphan_items).update(is_orphaned=True)
+    if changes.revive_items:
+        PoolItem.objects.filter(pk__in=changes.revive_items).update(is_orphaned=False)
+    if changes.new_items:
+        now = timezone.now()
+        rows = [(*row, build.pk, now, False) for row in changes.new_items]
         bulk_insert(PoolItem, _ITEM_FIELDS, rows)
-        counts["items_added"] += len(rows)
-    item_ids = {key: pk for key, (pk, _order, _o) in stored.items.items()}
-    if orders:
-        new = PoolItem.objects.filter(topic_id=topic_id, key__in=list(orders))
-        item_ids.update(new.values_list("key", "id"))
-    return item_ids
+    counts["items_removed"] += len(changes.delete_items)
+    counts["items_orphaned"] += len(changes.orphan_items)
+    counts["items_restored"] += len(changes.revive_items)
+    counts["items_added"] += len(changes.new_items)
+    items = PoolItem.objects.filter(topic_id__in=topic_ids)
+    return {(topic_id, key): pk for pk, topic_id, key in items.values_list("id", "topic_id", "key")}
 
 
-def _sync_contributions(
-    plan: dict[str, PlannedItem],
-    item_ids: dict[str, int],
-    stored: _Stored,
-    counts: Counter[str],
+def _contribution_changes(
+    plan: dict[str, PlannedItem], item_ids: dict[str, int], stored: StoredPool, changes: _Changes
 ) -> None:
     """Stored contributions become exactly the plan's (run, rank) pairs."""
     wanted = {
@@ -304,83 +283,75 @@ def _sync_contributions(
         for key, item in plan.items()
         for run_id, rank in item.contributions.items()
     }
-    alive = set(item_ids.values())  # contributions of deleted items went with them
-    stale = [
+    deleted = set(changes.delete_items)  # their contributions went with them
+    changes.stale_contributions += [
         pk
         for pair, (pk, rank) in stored.contributions.items()
-        if pair[0] in alive and wanted.get(pair) != rank
+        if pair[0] not in deleted and wanted.get(pair) != rank
     ]
-    if stale:
-        Contribution.objects.filter(pk__in=stale).delete()
-    fresh = [
+    changes.new_contributions += [
         (item_id, run_id, rank)
         for (item_id, run_id), rank in sorted(wanted.items())
         if stored.contributions.get((item_id, run_id), (0, None))[1] != rank
     ]
-    if fresh:
-        bulk_insert(Contribution, ("item_id", "run_id", "rank"), fresh)
-    counts["contributions_removed"] += len(stale)
-    counts["contributions_added"] += len(fresh)
 
 
-def _sync_hits(
+def _hit_changes(
     number: str,
     plan: dict[str, PlannedItem],
     item_ids: dict[str, int],
-    stored: _Stored,
+    stored: StoredPool,
     settings: PoolSettings,
-    counts: Counter[str],
+    changes: _Changes,
 ) -> None:
     """One hit per answer item; at most N chosen instances per formula item, judged ones kept."""
-    inserts: list[tuple[Any, ...]] = []
-    votes: dict[int, float] = {}
-    drop: list[int] = []
     for key in sorted(plan):
         item, item_id = plan[key], item_ids[key]
         have = stored.hits.get(item_id, [])
         if not item.candidates:
             if have:
-                votes[have[0][0]] = item.vote
+                changes.votes[have[0][0]] = item.vote
             else:
-                inserts.append((item_id, item.post_id, None, 0, item.vote))
+                changes.new_hits.append((item_id, item.post_id, None, 0, item.vote))
             continue
         kept = [hit for hit in have if hit[2] in item.candidates or hit[0] in stored.judged_hits]
-        drop += [hit[0] for hit in have if hit not in kept]
-        kept_ids = {hit[2] for hit in kept}
+        changes.drop_hits += [hit[0] for hit in have if hit not in kept]
+        kept_ids = {hit[2] for hit in kept if hit[2] is not None}
         for hit in kept:
-            candidate = item.candidates.get(hit[2])  # type: ignore[arg-type]
-            votes[hit[0]] = float(candidate.vote) if candidate else 0.0
+            candidate = item.candidates.get(hit[2]) if hit[2] is not None else None
+            changes.votes[hit[0]] = float(candidate.vote) if candidate else 0.0
         chosen = select_instances(
             list(item.candidates.values()),
             settings.max_instances,
             settings.formula_policy,
             item_rng(settings.seed, number, key),
-            keep={fid for fid in kept_ids if fid is not None},
+            keep=kept_ids,
         )
         position = max((hit[3] for hit in kept), default=-1) + 1
         for candidate in chosen:
             if candidate.formula_id not in kept_ids:
+                vote = float(candidate.vote)
                 post_id = candidate.post_id or None
-                inserts.append((item_id, post_id, candidate.formula_id, position, candidate.vote))
+                changes.new_hits.append((item_id, post_id, candidate.formula_id, position, vote))
                 position += 1
-    _write_hits(inserts, votes, drop, stored, counts)
 
 
-def _write_hits(
-    inserts: list[tuple[Any, ...]],
-    votes: dict[int, float],
-    drop: list[int],
-    stored: _Stored,
-    counts: Counter[str],
+def _write_contributions_and_hits(
+    stored: dict[int, StoredPool], changes: _Changes, counts: Counter[str]
 ) -> None:
-    if drop:
-        Hit.objects.filter(pk__in=drop).delete()
-    current = {hit[0]: hit[4] for hits in stored.hits.values() for hit in hits}
-    changed = [Hit(pk=pk, vote=vote) for pk, vote in votes.items() if current.get(pk) != vote]
+    if changes.stale_contributions:
+        Contribution.objects.filter(pk__in=changes.stale_contributions).delete()
+    if changes.new_contributions:
+        bulk_insert(Contribution, ("item_id", "run_id", "rank"), changes.new_contributions)
+    if changes.drop_hits:
+        Hit.objects.filter(pk__in=changes.drop_hits).delete()
+    current = {hit[0]: hit[4] for s in stored.values() for hits in s.hits.values() for hit in hits}
+    changed = [Hit(pk=pk, vote=v) for pk, v in changes.votes.items() if current.get(pk) != v]
     if changed:
         Hit.objects.bulk_update(changed, ["vote"], batch_size=1000)
-    if inserts:
-        rows = [(i, p, f, pos, float(v)) for i, p, f, pos, v in inserts]
-        bulk_insert(Hit, _HIT_FIELDS, rows)
-    counts["hits_added"] += len(inserts)
-    counts["hits_removed"] += len(drop)
+    if changes.new_hits:
+        bulk_insert(Hit, _HIT_FIELDS, changes.new_hits)
+    counts["contributions_removed"] += len(changes.stale_contributions)
+    counts["contributions_added"] += len(changes.new_contributions)
+    counts["hits_removed"] += len(changes.drop_hits)
+    counts["hits_added"] += len(changes.new_hits)

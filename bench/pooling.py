@@ -1,0 +1,359 @@
+"""Benchmark: pool 100 topics x 40 runs x 1,000 rows, answer task and formula task.
+
+Loads synthetic runs into a scratch PostgreSQL database, then prints:
+- ``pool_build`` end to end (load rows, pool, write items/hits/contributions), run as
+  ``manage.py build_pools`` in a child process: the service's own time (the PoolBuild's start to
+  finish), the command's wall time and the child's peak RSS; and an incremental rebuild with
+  nothing new;
+- the pure answer-pool algorithm alone on the same runs held in memory, and in the same run
+  trectools' ``TrecPoolMaker().make_pool(runs, strategy="topX", topX=45)`` (the peer), checking
+  that both give the same pool at depth 45;
+- the pure formula-pool algorithm (visual-id walk, votes, choice of N instances) alone.
+Targets: the pure answer pooling >= 5x faster than trectools; pool_build < 10 s per task.
+
+    .venv/bin/python bench/pooling.py [--small] [--topics N] [--runs N] [--rows N]
+
+The scratch database is ``<DATABASE_URL's name>_poolbench`` (created and dropped here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+UNIVERSE = 3_000  # candidate posts (formulas) per topic
+RUNS_PER_TEAM = 5  # one primary and four alternates, as ARQMath allowed
+INSTANCES_PER_VISUAL_ID = 4
+
+
+def _scratch_database() -> str:
+    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/qrelsmith")
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + parts.path.lstrip("/") + "_poolbench"))
+
+
+def _admin(url: str, sql: str) -> None:
+    import psycopg2
+
+    conn = psycopg2.connect(urlunsplit(urlsplit(url)._replace(path="/postgres")))
+    try:
+        conn.autocommit = True
+        with conn.cursor() as cursor:
+            cursor.execute(sql)
+    finally:
+        conn.close()
+
+
+def rankings(topics: int, runs: int, rows: int, seed: int) -> dict[int, dict[int, list[int]]]:
+    """run -> topic -> item indexes (0..UNIVERSE) by rank: noisy orders of a shared popularity,
+    so that runs overlap near the top the way real systems do."""
+    rng = np.random.default_rng(seed)
+    base = np.arange(UNIVERSE, dtype=np.float64)
+    result: dict[int, dict[int, list[int]]] = {}
+    for run in range(runs):
+        spread = 300 + 100 * (run % 7)
+        result[run] = {
+            topic: np.argsort(base + rng.random(UNIVERSE) * spread)[:rows].tolist()
+            for topic in range(topics)
+        }
+    return result
+
+
+def post_of(topic: int, index: int) -> int:
+    return 1_000_000 + topic * 10_000 + index
+
+
+def formula_of(topic: int, index: int) -> int:
+    return 5_000_000 + topic * 10_000 + index
+
+
+def setup_campaign(topics: int, runs: int) -> tuple[Any, Any, list[Any], list[Any], list[Any]]:
+    from django.utils import timezone
+
+    from collection.models import Campaign, RetrievalTask, Topic
+    from pooling.models import Run, Team
+
+    campaign = Campaign.objects.create(name="Pool-Bench")
+    answer = RetrievalTask.objects.create(campaign=campaign, kind="answer")
+    formula = RetrievalTask.objects.create(campaign=campaign, kind="formula")
+    answer_topics = Topic.objects.bulk_create(
+        Topic(task=answer, number=f"A.{t + 1}", title="t", question="q") for t in range(topics)
+    )
+    formula_topics = Topic.objects.bulk_create(
+        Topic(task=formula, number=f"B.{t + 1}", title="t", question="q") for t in range(topics)
+    )
+    teams = [Team.objects.create(name=f"team{i}") for i in range(-(-runs // RUNS_PER_TEAM))]
+    made: dict[str, list[Any]] = {"answer": [], "formula": []}
+    for task in (answer, formula):
+        for r in range(runs):
+            made[task.kind].append(
+                Run.objects.create(
+                    task=task,
+                    team=teams[r // RUNS_PER_TEAM],
+                    tag=f"run{r}",
+                    role="primary" if r % RUNS_PER_TEAM == 0 else "alternate",
+                    uploaded_at=timezone.now(),
+                )
+            )
+    return answer, formula, answer_topics, formula_topics, made["answer"] + made["formula"]
+
+
+def load_collection(topics: int) -> None:
+    """Posts, threads and formula instances whose visual ids repeat (4 instances each)."""
+    from collection.bulkload import bulk_insert
+    from collection.models import Formula, Post, Thread
+
+    posts = [formula_of(t, i) // 2 for t in range(topics) for i in range(0, UNIVERSE, 2)]
+    bulk_insert(
+        Thread, ("id", "title", "tags"), ((t, "t", "[]") for t in sorted({p // 3 for p in posts}))
+    )
+    bulk_insert(
+        Post, ("id", "thread_id", "kind", "body", "score"), ((p, p // 3, 2, "b", 0) for p in posts)
+    )
+    fields = ["formula_id", "post_id", "thread_id", "location", "visual_id", "latex"]
+    fields += ["old_visual_id", "issue", "slt"]
+    bulk_insert(
+        Formula,
+        fields,
+        (
+            (f, f // 2, f // 6, "answer", str(f // INSTANCES_PER_VISUAL_ID), "x", "", "", "")
+            for t in range(topics)
+            for f in (formula_of(t, i) for i in range(UNIVERSE))
+        ),
+    )
+
+
+def load_runs(runs: list[Any], topic_ids: list[int], ranked: dict, kind: str) -> int:
+    from collection.bulkload import bulk_insert
+    from pooling.models import RunRow
+
+    fields = ("run_id", "topic_id", "post_id", "formula_id", "rank", "score", "answer", "sources")
+
+    def rows():  # type: ignore[no-untyped-def]
+        for r, run in enumerate(runs):
+            for t, topic_id in enumerate(topic_ids):
+                for rank, index in enumerate(ranked[r][t], start=1):
+                    if kind == "answer":
+                        yield (
+                            run.pk,
+                            topic_id,
+                            post_of(t, index),
+                            None,
+                            rank,
+                            2000.0 - rank,
+                            "",
+                            "",
+                        )
+                    else:
+                        fid = formula_of(t, index)
+                        yield (run.pk, topic_id, fid // 2, fid, rank, 2000.0 - rank, "", "")
+
+    return bulk_insert(RunRow, fields, rows())
+
+
+def timed_build(campaign: str, kind: str) -> dict[str, float]:
+    """``manage.py build_pools`` in a child: wall time, service time, peak RSS."""
+    from pooling.models import PoolBuild
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "manage.py", "build_pools", "--campaign", campaign, "--task", kind],
+        cwd=REPO,
+        check=True,
+        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    build = PoolBuild.objects.filter(task__kind=kind).latest("id")
+    assert build.finished_at is not None
+    service = (build.finished_at - build.created_at).total_seconds()
+    # ru_maxrss of children is the largest child so far: report it once it grew.
+    return {"wall": wall, "service": service, "rss_mb": max(peak, before) / 1024}
+
+
+def pure_answer(ranked: dict, topics: int, depths: list[int]) -> tuple[float, dict[int, set]]:
+    from pooling.algorithms import answer_pool
+
+    runs_rows = {
+        r: {t: [(rank, 2000.0 - rank, post_of(t, i)) for rank, i in enumerate(ranked[r][t], 1)]
+            for t in range(topics)}
+        for r in ranked
+    }  # fmt: skip
+    start = time.perf_counter()
+    pools = {
+        t: answer_pool((r, runs_rows[r][t], depths[r]) for r in runs_rows) for t in range(topics)
+    }
+    seconds = time.perf_counter() - start
+    return seconds, {t: set(pool) for t, pool in pools.items()}
+
+
+def pure_answer_memory(ranked: dict, topics: int, depths: list[int]) -> float:
+    tracemalloc.start()
+    pure_answer(ranked, topics, depths)
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def trectools_pool(ranked: dict, topics: int, top_x: int) -> tuple[float, dict[int, set]]:
+    import pandas as pd
+    from trectools import TrecPoolMaker, TrecRun
+
+    runs = []
+    for r in ranked:
+        frame = pd.DataFrame(
+            [
+                (f"A.{t + 1}", "Q0", str(post_of(t, i)), rank, 2000.0 - rank, f"run{r}")
+                for t in range(topics)
+                for rank, i in enumerate(ranked[r][t], start=1)
+            ],
+            columns=["query", "q0", "docid", "rank", "score", "system"],
+        )
+        run = TrecRun()
+        run.load_run_from_dataframe(frame)
+        runs.append(run)
+    start = time.perf_counter()
+    pool = TrecPoolMaker().make_pool(runs, strategy="topX", topX=top_x)
+    seconds = time.perf_counter() - start
+    found = {
+        int(topic.split(".")[1]) - 1: {int(doc) for doc in docs}
+        for topic, docs in pool.pool.items()
+    }
+    return seconds, found
+
+
+def pure_formula(ranked: dict, topics: int, ks: list[int]) -> float:
+    from pooling.algorithms import (
+        FormulaRow,
+        formula_pool,
+        item_rng,
+        select_instances,
+    )
+
+    runs_rows: dict[int, dict[int, list[FormulaRow]]] = {}
+    for r in ranked:
+        runs_rows[r] = {}
+        for t in range(topics):
+            rows = []
+            for rank, i in enumerate(ranked[r][t], 1):
+                fid = formula_of(t, i)
+                rows.append(FormulaRow(rank, 2000.0 - rank, fid, fid // 2, fid // 6, str(fid // 4)))
+            runs_rows[r][t] = rows
+    start = time.perf_counter()
+    for t in range(topics):
+        pool = formula_pool((r, runs_rows[r][t], ks[r]) for r in runs_rows)
+        for visual_id, candidates in pool.candidates.items():
+            select_instances(list(candidates.values()), 5, "vote", item_rng(0, str(t), visual_id))
+    return time.perf_counter() - start
+
+
+def report(label: str, seconds: float, note: str = "") -> None:
+    print(f"{label:<46} {seconds:8.2f} s  {note}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topics", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--rows", type=int, default=1_000)
+    parser.add_argument("--small", action="store_true", help="10 topics x 10 runs x 200 rows")
+    parser.add_argument("--seed", type=int, default=2022)
+    args = parser.parse_args()
+    if args.small:
+        args.topics, args.runs, args.rows = 10, 10, 200
+    url = _scratch_database()
+    name = urlsplit(url).path.lstrip("/")
+    _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
+    _admin(url, f'CREATE DATABASE "{name}"')
+    os.environ.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="config.settings.dev")
+    os.environ.pop("REDIS_URL", None)  # the command builds in-process
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    try:
+        call_command("migrate", verbosity=0)
+        run_benchmark(args)
+    finally:
+        connection.close()
+        _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def run_benchmark(args: argparse.Namespace) -> None:
+    from django.db import connection
+
+    from pooling.models import Hit, PoolItem
+    from pooling.services.pools import pool_build
+
+    print(
+        f"pooling: {args.topics} topics x {args.runs} runs x {args.rows} rows per task, "
+        f"PostgreSQL, {os.cpu_count()} CPUs",
+        flush=True,
+    )
+    answer, formula, a_topics, f_topics, runs = setup_campaign(args.topics, args.runs)
+    answer_ranked = rankings(args.topics, args.runs, args.rows, args.seed)
+    formula_ranked = rankings(args.topics, args.runs, args.rows, args.seed + 1)
+    start = time.perf_counter()
+    load_collection(args.topics)
+    loaded = load_runs(runs[: args.runs], [t.pk for t in a_topics], answer_ranked, "answer")
+    loaded += load_runs(runs[args.runs :], [t.pk for t in f_topics], formula_ranked, "formula")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    report("setup: collection and run rows (COPY)", time.perf_counter() - start, f"{loaded:,} rows")
+
+    for task, kind in ((answer, "answer"), (formula, "formula")):
+        result = timed_build("Pool-Bench", kind)
+        items = PoolItem.objects.filter(topic__task=task).count()
+        hits = Hit.objects.filter(item__topic__task=task).count()
+        report(
+            f"pool_build {kind} (service: load, pool, write)",
+            result["service"],
+            f"{items:,} items, {hits:,} hits; target < 10 s",
+        )
+        report(
+            f"  manage.py build_pools {kind} (wall)",
+            result["wall"],
+            f"peak RSS of the command so far {result['rss_mb']:.0f} MB",
+        )
+        start = time.perf_counter()
+        again = pool_build(task=task)
+        added = sum(v for k, v in again.stats.items() if k.endswith("added"))
+        report(f"  rebuild {kind}, nothing new", time.perf_counter() - start, f"{added} added")
+
+    roles = [45 if r % RUNS_PER_TEAM == 0 else 20 for r in range(args.runs)]
+    seconds, _ = pure_answer(answer_ranked, args.topics, roles)
+    report("pure answer pooling (45 primary / 20 alternate)", seconds)
+    ours, our_pool = pure_answer(answer_ranked, args.topics, [45] * args.runs)
+    memory = pure_answer_memory(answer_ranked, args.topics, [45] * args.runs)
+    report("pure answer pooling (every run at 45)", ours, f"peak {memory:.0f} MB incl. the runs")
+    peer, peer_pool = trectools_pool(answer_ranked, args.topics, 45)
+    report("trectools TrecPoolMaker topX=45 (peer)", peer, f"ours is {peer / ours:.1f}x faster")
+    same = our_pool == peer_pool
+    print(f"{'same pool as trectools at depth 45':<46} {'yes' if same else 'NO'}", flush=True)
+    ks = [25 if r % RUNS_PER_TEAM == 0 else 15 for r in range(args.runs)]
+    report(
+        "pure formula pooling + votes (k 25/15, N 5)", pure_formula(formula_ranked, args.topics, ks)
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{'peak RSS of this process':<46} {peak:8.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
