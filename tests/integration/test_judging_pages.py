@@ -283,3 +283,22 @@ def test_pages_and_submit_run_constant_queries_whatever_the_pool_size(
             assert client.post(_judge(assignment.pk, pool.items[1].pk), data).status_code == 302
     with django_assert_max_num_queries(3):
         assert client.get(reverse("assessment:home")).status_code == 200
+
+
+def test_admin_lists_assignments_and_shows_revisions_when_organizer(
+    django_assert_max_num_queries,
+) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=3)
+    assignment = assign(pool, "alice")
+    for grade in (1, 3):
+        judgment = judgment_submit(
+            assignment=assignment, hit=pool.hits[0][0], assessor=assignment.assessor, grade=grade
+        )
+    client = Client()
+    client.force_login(UserFactory.create(username="organizer", is_staff=True, is_superuser=True))
+    with django_assert_max_num_queries(12):
+        listing = client.get(reverse("admin:assessment_assignment_changelist"))
+    assert pool.topic.number in listing.content.decode()
+    detail = client.get(reverse("admin:assessment_judgment_change", args=[judgment.pk]))
+    assert detail.status_code == 200
+    assert detail.content.decode().count('class="field-number"') >= 2  # both revisions shown
