@@ -59,8 +59,11 @@ def thread_of_linked_posts(bodies: Iterable[str]) -> dict[int, int]:
     return dict(Post.objects.filter(id__in=wanted).values_list("id", "thread_id"))
 
 
-def thread_detail(thread_id: int) -> ThreadDetail:
+def thread_detail(thread_id: int, *, highlight_formula_id: str | None = None) -> ThreadDetail:
     """A whole thread for the thread view: question, answers (best score first), comments.
+
+    ``highlight_formula_id`` marks that formula instance (class ``hit-formula``), so a thread
+    opened from a formula judging page shows the candidate formula where it stands.
 
     Four queries whatever the thread's size: the thread, its posts, their comments, and the
     threads of the posts their bodies link to. Bodies come back sanitized (DESIGN.md: post
@@ -79,7 +82,7 @@ def thread_detail(thread_id: int) -> ThreadDetail:
         .order_by("kind", "-score", "id")
     )
     thread_of = thread_of_linked_posts(post.body for post in posts)
-    views = [_post_view(post, thread_of) for post in posts]
+    views = [_post_view(post, thread_of, highlight_formula_id) for post in posts]
     question = next((view for view in views if view.is_question), None)
     return ThreadDetail(
         id=thread.id,
@@ -90,13 +93,13 @@ def thread_detail(thread_id: int) -> ThreadDetail:
     )
 
 
-def _post_view(post: Post, thread_of: dict[int, int]) -> PostView:
+def _post_view(post: Post, thread_of: dict[int, int], highlight: str | None) -> PostView:
     return PostView(
         id=post.id,
         is_question=post.kind == Post.Kind.QUESTION,
         score=post.score,
         created_at=post.created_at,
-        body_html=clean_post_html(post.body, thread_of=thread_of),
+        body_html=clean_post_html(post.body, thread_of=thread_of, highlight_formula_id=highlight),
         comments=[
             CommentView(id=c.id, text=c.text, score=c.score, created_at=c.created_at)
             for c in post.comments.all()

@@ -9,9 +9,12 @@ from collection import selectors
 
 @login_required
 def thread(request: HttpRequest, thread_id: int) -> HttpResponse:
-    """The whole thread (question, answers, comments), opened from the judging page."""
+    """The whole thread (question, answers, comments), opened from the judging page.
+
+    ``?formula=<id>`` highlights that formula instance (a formula task's candidate)."""
+    highlight = request.GET.get("formula") or None
     try:
-        detail = selectors.thread_detail(thread_id)
+        detail = selectors.thread_detail(thread_id, highlight_formula_id=highlight)
     except selectors.ThreadNotFound as missing:
         raise Http404(f"No thread {thread_id} in the collection.") from missing
     return render(request, "collection/thread.html", {"thread": detail})

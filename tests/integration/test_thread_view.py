@@ -145,3 +145,12 @@ def test_math_rendering_assets_are_served_locally_when_the_page_asks_for_them(
     static_path: str,
 ) -> None:
     assert finders.find(static_path), f"{static_path} is not in the static files"
+
+
+def test_thread_page_highlights_the_candidate_formula_when_one_is_named(
+    assessor_client, thread_id: int
+) -> None:
+    html = assessor_client.get(f"/threads/{thread_id}/?formula=4711").content.decode()
+    assert '<span class="math-container hit-formula" id="4711">$x^2+1$</span>' in html
+    plain = assessor_client.get(f"/threads/{thread_id}/").content.decode()
+    assert "hit-formula" not in plain
