@@ -6,6 +6,8 @@ drift between generator and importer fails here, without a database.
 
 import hashlib
 import re
+import subprocess
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 from statistics import mean
@@ -18,6 +20,7 @@ from collection.formats.topics import parse_topic_formulas, parse_topics
 from collection.synthetic import SyntheticCollection, generate, make_thread
 from collection.synthetic.runs import TEAMS, answer_relevance, formula_relevance
 
+REPO = Path(__file__).resolve().parents[2]
 COLUMN = {name: index for index, name in enumerate(FORMULA_COLUMNS)}
 SPAN = re.compile(r'<span class="math-container" id="([^"]+)">')
 
@@ -183,3 +186,15 @@ def test_formula_runs_put_the_query_formula_near_the_top_when_the_system_is_good
     top = [row for row in _run_rows(run.path) if int(row[3]) <= 5]
     relevances = [formula_relevance(topics[row[0]], int(str(visual[int(row[1])]))) for row in top]
     assert mean(relevances) >= 1.5
+
+
+@pytest.mark.parametrize("module", ["collection.synthetic", "collection.post_html"])
+def test_pure_module_imports_without_django_when_loaded_alone(module: str) -> None:
+    code = (
+        f"import sys; import {module}; "
+        "sys.exit(1 if any(m.partition('.')[0] == 'django' for m in sys.modules) else 0)"
+    )
+    result = subprocess.run(  # noqa: S603
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, f"{module} pulls in Django: {result.stderr}"
