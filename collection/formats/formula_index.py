@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from collection.formats.copy_text import NULL, escape
 from collection.formats.errors import ImportFileError
 from collection.formats.stackexchange import RowProgress
 from collection.formats.tabular import TsvReader, open_text
@@ -121,6 +122,92 @@ def _short_rows(
             )
         except ValueError:
             raise _bad_row(reader, row, header) from None
+
+
+# The COPY column order of formula_index_copy_lines(): the v3 file's own order, so that a
+# line is its cells, checked and escaped, with no reordering.
+COPY_COLUMNS = (
+    "formula_id",
+    "post_id",
+    "thread_id",
+    "location",
+    "comment_id",
+    "old_visual_id",
+    "visual_id",
+    "issue",
+    "latex",
+    "slt",
+)
+
+
+def _v3_copy_lines(reader: TsvReader, rows: Iterator[list[str]]) -> Iterator[str]:
+    """COPY text straight from v3 cells: the same checks as _v3_rows at half its cost per row
+    (no int objects built and formatted back; one f-string per row)."""
+    for row in rows:
+        try:
+            fid, pid, tid, location, cid, old, vid, issue, latex = row
+        except ValueError:
+            raise _bad_row(reader, row, V3_HEADER) from None
+        if (
+            not (fid.isdigit() and pid.isdigit() and tid.isdigit())
+            or location not in LOCATIONS
+            or (cid and not cid.isdigit())
+            or (vid and not vid.isdigit())
+        ):
+            raise _bad_row(reader, row, V3_HEADER)
+        if not vid:
+            vid = computed_visual_id(canonical_latex(latex))
+        elif vid[0] == "0" and len(vid) > 1:
+            vid = str(int(vid))  # a given id is stored as its decimal text
+        if "\\" in latex or "\t" in latex or "\n" in latex or "\r" in latex:
+            latex = escape(latex)
+        if old:
+            old = escape(old)
+        if issue:
+            issue = escape(issue)
+        yield f"{fid}\t{pid}\t{tid}\t{location}\t{cid or NULL}\t{old}\t{vid}\t{issue}\t{latex}\t\n"
+
+
+def _copy_line(row: FormulaRow) -> str:
+    fid, pid, tid, location, cid, vid, old, issue, latex, slt = row
+    comment = NULL if cid is None else str(cid)
+    return (
+        f"{fid}\t{pid}\t{tid}\t{location}\t{comment}\t{escape(old)}\t{vid}\t{escape(issue)}"
+        f"\t{escape(latex)}\t{escape(slt)}\n"
+    )
+
+
+def formula_index_copy_lines(
+    path: str | Path, progress: RowProgress | None = None
+) -> Iterator[str]:
+    """The rows of an index TSV as PostgreSQL COPY text lines, columns in COPY_COLUMNS order.
+
+    Same checks, errors and computed visual ids as parse_formula_index(); the v3 form (the
+    one ARQMath's 28 million formulas come in) takes a fused path from cells to text.
+    """
+    with open_text(path) as handle:
+        reader = TsvReader(path, handle)
+        header = _HEADERS.get(tuple(reader.header))
+        if header is None:
+            raise ImportFileError(
+                path, 1, f"unknown formula index header: {' '.join(reader.header)!r}"
+            )
+        rows = reader.raw_rows()
+        if header is V3_HEADER:
+            lines = _v3_copy_lines(reader, rows)
+        else:
+            lines = map(_copy_line, _short_rows(reader, rows, header))
+        if progress is None:
+            yield from lines
+            return
+        count = 0
+        for count, line in enumerate(lines, 1):
+            yield line
+            if not count & 8191:
+                progress.rows = count
+                progress.bytes_read = handle.buffer.tell()
+        progress.rows = count
+        progress.bytes_read = handle.buffer.tell()
 
 
 def parse_formula_index(

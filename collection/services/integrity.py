@@ -46,7 +46,7 @@ def first_orphan(model: type[models.Model], columns: Iterable[str]) -> BadKey | 
     """The first value of a foreign key among ``columns`` that points nowhere, or None.
 
     Only off PostgreSQL (SQLite, the embedded default): there the constraints are only checked
-    at commit, with no word of which row; on PostgreSQL foreign_keys_checked_at_end() has
+    at commit, with no word of which row; on PostgreSQL bulk_load_window() has
     already checked them.
     """
     if connection.vendor == "postgresql":

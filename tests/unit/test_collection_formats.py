@@ -2,6 +2,7 @@
 
 import csv
 import io
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,7 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collection.formats.errors import ImportFileError
-from collection.formats.formula_index import parse_formula_index, parse_slt
+from collection.formats.formula_index import (
+    formula_index_copy_lines,
+    parse_formula_index,
+    parse_slt,
+)
 from collection.formats.stackexchange import RowProgress, parse_comments, parse_posts
 from collection.formats.topics import parse_topic_formulas, parse_topics, split_tags
 from collection.formats.visual_ids import canonical_latex, computed_visual_id
@@ -260,12 +265,13 @@ def test_parse_formula_index_reads_the_six_column_form_when_it_has_visual_ids(
         ("", 1, "empty file"),
     ],
 )
+@pytest.mark.parametrize("parse", [parse_formula_index, formula_index_copy_lines])
 def test_parse_formula_index_names_file_and_line_when_a_row_is_bad(
-    tmp_path: Path, text: str, line: int, message: str
+    tmp_path: Path, text: str, line: int, message: str, parse: Callable[[Path], Iterable[object]]
 ) -> None:
     path = write(tmp_path, "latex_1.tsv", text)
     with pytest.raises(ImportFileError) as caught:
-        list(parse_formula_index(path))
+        list(parse(path))
     assert (caught.value.line, caught.value.path) == (line, str(path))
     assert str(caught.value).startswith(f"latex_1.tsv line {line}: {message}")
 
@@ -306,3 +312,65 @@ def test_parse_formula_index_round_trips_any_latex_when_written_by_csv(
     rows = list(parse_formula_index(path))
     assert [r[8] for r in rows] == latex
     assert [r[5] for r in rows] == [computed_visual_id(canonical_latex(t)) for t in latex]
+
+
+def copy_unescape(cell: str) -> str | None:
+    """Read one COPY text cell back (the inverse of the escaping PostgreSQL expects)."""
+    if cell == "\\N":
+        return None
+    out, i = [], 0
+    while i < len(cell):
+        if cell[i] == "\\":
+            out.append({"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}[cell[i + 1]])
+            i += 2
+        else:
+            out.append(cell[i])
+            i += 1
+    return "".join(out)
+
+
+@pytest.mark.parametrize("name", ["formulas-v3.tsv", "formulas-5col.tsv"])
+def test_copy_lines_carry_the_parsed_rows_when_read_back(name: str) -> None:
+    rows = list(parse_formula_index(SAMPLE / name))
+    lines = list(formula_index_copy_lines(SAMPLE / name))
+    assert len(lines) == len(rows)
+    for row, line in zip(rows, lines, strict=True):
+        assert line.endswith("\n")
+        fid, pid, tid, location, cid, old, vid, issue, latex, slt = map(
+            copy_unescape, line[:-1].split("\t")
+        )
+        assert (fid, pid, tid, location, cid) == tuple(
+            None if v is None else str(v) for v in row[:5]
+        )
+        assert (vid, old, issue, latex, slt) == row[5:]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(
+                alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00\r"),
+                max_size=30,
+            ),
+            st.sampled_from(["", "17", "0042"]),
+            st.sampled_from(["", "comment"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_copy_lines_agree_with_the_parser_when_given_any_v3_rows(
+    tmp_path_factory: pytest.TempPathFactory, cells: list[tuple[str, str, str]]
+) -> None:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
+    writer.writerow(V3.split())
+    for i, (latex, visual_id, issue) in enumerate(cells):
+        writer.writerow([i, 7, 7, "answer", "", "", visual_id, issue, latex])
+    path = tmp_path_factory.mktemp("idx") / "f.tsv"
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    for row, line in zip(parse_formula_index(path), formula_index_copy_lines(path), strict=True):
+        cells_back = [copy_unescape(c) for c in line[:-1].split("\t")]
+        assert cells_back[6] == row[5]  # visual id: given (decimal text) or computed
+        assert cells_back[7:9] == [row[7], row[8]]
