@@ -154,33 +154,52 @@ def _ordinal_distance(
     return distance
 
 
+Coincidences = dict[tuple[int, int], float]
+
+
+def coincidences(ratings: Mapping[A, Rating[H]]) -> Coincidences:
+    """Krippendorff's coincidence matrix: each pairable unit (hit with m >= 2 values) adds
+    1/(m - 1) for every ordered pair of its values. Units with one value are left out.
+    """
+    units: dict[H, list[int]] = defaultdict(list)
+    for rating in ratings.values():
+        for hit, grade in rating.items():
+            units[hit].append(grade)
+    # Most units have exactly two values (dual assessment): count those pairs in one pass.
+    pairs: Counter[tuple[int, int]] = Counter()
+    matrix: Coincidences = defaultdict(float)
+    for values in units.values():
+        m = len(values)
+        if m == 2:
+            pairs[(values[0], values[1])] += 1
+        elif m > 2:
+            for i, j in combinations(range(m), 2):
+                matrix[(values[i], values[j])] += 1 / (m - 1)
+                matrix[(values[j], values[i])] += 1 / (m - 1)
+    for (c, k), count in pairs.items():
+        matrix[(c, k)] += count
+        matrix[(k, c)] += count
+    return matrix
+
+
 def krippendorff_alpha(
     ratings: Mapping[A, Rating[H]],
     *,
     level: Level = "ordinal",
     domain: Sequence[int] = GRADES,
+    matrix: Coincidences | None = None,
 ) -> Agreement:
     """Krippendorff's alpha over any number of assessors with missing values
     (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability").
 
     ``ratings`` maps each assessor to their rating; hits graded by fewer than two assessors
     are not pairable and are left out. alpha = 1 - (n - 1) * sum o_ck d_ck / sum n_c n_k d_ck
-    over the coincidence matrix o. ``n`` of the result counts the pairable values.
+    over the coincidence matrix o (pass ``matrix`` to reuse one computed for another level).
+    ``n`` of the result counts the pairable values.
     """
-    units: dict[H, list[int]] = defaultdict(list)
-    for rating in ratings.values():
-        for hit, grade in rating.items():
-            units[hit].append(grade)
-    coincidences: dict[tuple[int, int], float] = defaultdict(float)
-    for values in units.values():
-        m = len(values)
-        if m < 2:
-            continue
-        for i, j in combinations(range(m), 2):
-            coincidences[(values[i], values[j])] += 1 / (m - 1)
-            coincidences[(values[j], values[i])] += 1 / (m - 1)
+    matrix = coincidences(ratings) if matrix is None else matrix
     totals: dict[int, float] = defaultdict(float)
-    for (c, _), weight in coincidences.items():
+    for (c, _), weight in matrix.items():
         totals[c] += weight
     n_values = round(sum(totals.values()))
     if n_values < 2:
@@ -192,7 +211,7 @@ def krippendorff_alpha(
         def distance(c: int, k: int) -> float:
             return 0.0 if c == k else 1.0
 
-    observed = sum(w * distance(c, k) for (c, k), w in coincidences.items())
+    observed = sum(w * distance(c, k) for (c, k), w in matrix.items())
     expected = sum(totals[c] * totals[k] * distance(c, k) for c in totals for k in totals)
     if expected <= 1e-12:
         return Agreement(None, n_values, NO_VARIATION)

@@ -10,6 +10,7 @@ SCRIPTS = [
     "evaluate.py",
     "judging_load.py",
     "pooling.py",
+    "agreement.py",
 ]
 
 

@@ -15,7 +15,7 @@ from datetime import date, datetime
 
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import Aggregate, Avg, Case, Count, FloatField, IntegerField, Max, Q, When
+from django.db.models import Aggregate, Case, Count, FloatField, IntegerField, Max, Sum, When
 from django.db.models.functions import TruncDate
 
 from assessment.models import Assignment, Judgment
@@ -129,58 +129,96 @@ class TaskDashboard:
         return 100.0 * self.judged / self.pool_hits if self.pool_hits else 0.0
 
 
-def _task_judgments(task: RetrievalTask):  # type: ignore[no-untyped-def]
-    return Judgment.objects.filter(assignment__topic__task=task, assignment__purpose__in=WORK)
+@dataclass(frozen=True)
+class _Assignment:
+    topic_id: int
+    assessor_id: int
+    purpose: str
+    active: bool
 
 
 def _topics(task: RetrievalTask) -> dict[int, TopicProgress]:
-    rows = (
-        Topic.objects.filter(task=task)
-        .annotate(n_hits=Count("pool_items__hits"))
-        .order_by("id")
-        .values_list("pk", "number", "title", "n_hits")
+    rows = Topic.objects.filter(task=task).order_by("id").values_list("pk", "number", "title")
+    topics = {pk: TopicProgress(pk, number, title) for pk, number, title in rows}
+    hits = (
+        Hit.objects.filter(item__topic_id__in=list(topics))
+        .values("item__topic_id")
+        .annotate(n=Count("id"))
+        .values_list("item__topic_id", "n")
     )
-    return {pk: TopicProgress(pk, number, title, hits) for pk, number, title, hits in rows}
+    for topic_id, n in hits:
+        topics[topic_id].hits = n
+    return topics
 
 
-def _apply_assignments(
+def _assignments(
     task: RetrievalTask, topics: dict[int, TopicProgress]
-) -> dict[int, AssessorProgress]:
-    rows = Assignment.objects.filter(
-        topic__task=task, purpose__in=WORK, revoked_at__isnull=True
-    ).values_list("topic_id", "assessor_id", "assessor__username", "purpose")
+) -> tuple[dict[int, _Assignment], dict[int, AssessorProgress]]:
+    """Every official and dual assignment (revoked ones too: their judgments still count for
+    who made them); the active ones give each assessor their load and each topic its names.
+    """
+    rows = Assignment.objects.filter(topic__task=task, purpose__in=WORK).values_list(
+        "pk", "topic_id", "assessor_id", "assessor__username", "purpose", "revoked_at"
+    )
+    found: dict[int, _Assignment] = {}
     people: dict[int, AssessorProgress] = {}
-    for topic_id, assessor_id, username, purpose in rows:
+    for pk, topic_id, assessor_id, username, purpose, revoked_at in rows:
+        found[pk] = _Assignment(topic_id, assessor_id, purpose, revoked_at is None)
         person = people.setdefault(assessor_id, AssessorProgress(assessor_id, username))
+        if revoked_at is not None:
+            continue
         person.assigned_hits += topics[topic_id].hits
         if purpose == Assignment.Purpose.OFFICIAL:
             topics[topic_id].assessor = username
         else:
             topics[topic_id].dual_assessor = username
-    return people
+    return found, people
 
 
-def _apply_topic_judgments(task: RetrievalTask, topics: dict[int, TopicProgress]) -> None:
-    """Official judgments per topic and grade (dual ones would count a hit twice)."""
-    rows = (
-        _task_judgments(task)
-        .filter(assignment__purpose=Assignment.Purpose.OFFICIAL)
-        .values("assignment__topic_id", "grade")
-        .annotate(n=Count("id"), last=Max("updated_at"))
-        .values_list("assignment__topic_id", "grade", "n", "last")
+def _latest(current: datetime | None, candidate: datetime) -> datetime:
+    return candidate if current is None or candidate > current else current
+
+
+def _apply_judgments(
+    assignments: dict[int, _Assignment],
+    topics: dict[int, TopicProgress],
+    people: dict[int, AssessorProgress],
+) -> None:
+    """One grouped scan of the judgments feeds topics (official ones: a dual judgment would
+    count a hit twice), the assessor who judged (time, flags) and the assessor who holds the
+    assignment now (progress: a moved topic's earlier judgments count as done).
+    """
+    groups = (
+        Judgment.objects.filter(assignment_id__in=list(assignments))
+        .values("assignment_id", "assessor_id", "grade")
+        .annotate(n=Count("id"), seconds=Sum("active_seconds"), last=Max("updated_at"))
+        .values_list("assignment_id", "assessor_id", "grade", "n", "seconds", "last")
     )
-    for topic_id, grade, n, last in rows:
-        topic = topics[topic_id]
-        topic.judged += n
-        if grade is None:
-            topic.flags += n
-        else:
-            topic.grades[grade] += n
-        if topic.last_activity is None or last > topic.last_activity:
-            topic.last_activity = last
+    seconds: dict[int, float] = defaultdict(float)
+    for assignment_id, assessor_id, grade, n, total, last in groups:
+        assignment = assignments[assignment_id]
+        if assignment.purpose == Assignment.Purpose.OFFICIAL:
+            topic = topics[assignment.topic_id]
+            topic.judged += n
+            if grade is None:
+                topic.flags += n
+            else:
+                topic.grades[grade] += n
+            topic.last_activity = _latest(topic.last_activity, last)
+        if assignment.active:
+            people[assignment.assessor_id].judged += n
+        judge = people.setdefault(assessor_id, AssessorProgress(assessor_id, f"#{assessor_id}"))
+        judge.judgments += n
+        judge.flags += n if grade is None else 0
+        judge.last_activity = _latest(judge.last_activity, last)
+        seconds[assessor_id] += total
+    for assessor_id, total in seconds.items():
+        person = people[assessor_id]
+        person.mean_seconds = total / person.judgments if person.judgments else None
 
 
-def _medians(judgments) -> dict[int, float]:  # type: ignore[no-untyped-def]
+def _medians(assignment_ids: list[int]) -> dict[int, float]:
+    judgments = Judgment.objects.filter(assignment_id__in=assignment_ids)
     if connection.vendor == "postgresql":
         rows = judgments.values("assessor_id").annotate(m=Median("active_seconds"))
         return dict(rows.values_list("assessor_id", "m"))
@@ -188,37 +226,6 @@ def _medians(judgments) -> dict[int, float]:  # type: ignore[no-untyped-def]
     for assessor_id, value in judgments.values_list("assessor_id", "active_seconds"):
         seconds[assessor_id].append(value)
     return {a: statistics.median(v) for a, v in seconds.items()}
-
-
-def _apply_assessor_judgments(task: RetrievalTask, people: dict[int, AssessorProgress]) -> None:
-    judgments = _task_judgments(task)
-    # Progress against current assignments (a moved topic's earlier judgments count as done).
-    done = (
-        judgments.filter(assignment__revoked_at__isnull=True)
-        .values("assignment__assessor_id")
-        .annotate(n=Count("id"))
-        .values_list("assignment__assessor_id", "n")
-    )
-    for assessor_id, n in done:
-        if assessor_id in people:
-            people[assessor_id].judged = n
-    # Time and flags belong to whoever judged.
-    stats = (
-        judgments.values("assessor_id")
-        .annotate(
-            n=Count("id"),
-            flags=Count("id", filter=~Q(flag="")),
-            mean=Avg("active_seconds"),
-            last=Max("updated_at"),
-        )
-        .values_list("assessor_id", "assessor__username", "n", "flags", "mean", "last")
-    )
-    for assessor_id, username, n, flags, mean, last in stats:
-        person = people.setdefault(assessor_id, AssessorProgress(assessor_id, username))
-        person.judgments, person.flags, person.mean_seconds = n, flags, mean
-        person.last_activity = last
-    for assessor_id, median in _medians(judgments).items():
-        people[assessor_id].median_seconds = median
 
 
 def _flag_for_attention(people: Iterable[AssessorProgress]) -> None:
@@ -235,43 +242,41 @@ def _flag_for_attention(people: Iterable[AssessorProgress]) -> None:
             )
 
 
-def _histogram(task: RetrievalTask) -> list[tuple[str, int]]:
+def _time_and_days(
+    assignment_ids: list[int],
+) -> tuple[list[tuple[str, int]], list[tuple[date, int]]]:
+    """Histogram of active seconds and cumulative judgments per day, from one grouped scan."""
     edges = HISTOGRAM_EDGES
     bucket = Case(
         *(When(active_seconds__lt=edges[i + 1], then=i) for i in range(len(edges) - 1)),
         default=len(edges) - 1,
         output_field=IntegerField(),
     )
-    counts = dict(
-        _task_judgments(task)
-        .annotate(bucket=bucket)
-        .values("bucket")
+    rows = (
+        Judgment.objects.filter(assignment_id__in=assignment_ids)
+        .annotate(bucket=bucket, day=TruncDate("created_at"))
+        .values("bucket", "day")
         .annotate(n=Count("id"))
-        .values_list("bucket", "n")
+        .values_list("bucket", "day", "n")
     )
+    per_bucket: dict[int, int] = defaultdict(int)
+    per_day: dict[date, int] = defaultdict(int)
+    for index, day, n in rows:
+        per_bucket[index] += n
+        per_day[day] += n
     labels = [f"{edges[i]}-{edges[i + 1]} s" for i in range(len(edges) - 1)]
     labels.append(f"≥ {edges[-1]} s")
-    return [(label, counts.get(i, 0)) for i, label in enumerate(labels)]
-
-
-def _progress(task: RetrievalTask) -> list[tuple[date, int]]:
-    rows = (
-        _task_judgments(task)
-        .annotate(day=TruncDate("created_at"))
-        .values("day")
-        .annotate(n=Count("id"))
-        .order_by("day")
-        .values_list("day", "n")
-    )
-    total, result = 0, []
-    for day, n in rows:
-        total += n
-        result.append((day, total))
-    return result
+    histogram = [(label, per_bucket.get(i, 0)) for i, label in enumerate(labels)]
+    total, progress = 0, []
+    for day in sorted(per_day):
+        total += per_day[day]
+        progress.append((day, total))
+    return histogram, progress
 
 
 def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
-    """Everything the task page of the dashboard shows; about ten queries at any size."""
+    """Everything the task page of the dashboard shows: nine queries at any size, three of
+    them scans of the task's judgments by assignment id (no joins)."""
     runs = dict(
         Run.objects.filter(task=task, status=Run.Status.ACCEPTED)
         .values("role")
@@ -279,20 +284,32 @@ def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
         .values_list("role", "n")
     )
     topics = _topics(task)
-    people = _apply_assignments(task, topics)
-    _apply_topic_judgments(task, topics)
-    _apply_assessor_judgments(task, people)
+    assignments, people = _assignments(task, topics)
+    _apply_judgments(assignments, topics, people)
+    ids = list(assignments)
+    for assessor_id, median in _medians(ids).items():
+        people[assessor_id].median_seconds = median
+    unnamed = [p for p in people.values() if p.name.startswith("#")]
+    if unnamed:
+        names = dict(
+            User.objects.filter(pk__in=[p.assessor_id for p in unnamed]).values_list(
+                "pk", "username"
+            )
+        )
+        for person in unnamed:
+            person.name = names.get(person.assessor_id, person.name)
     _flag_for_attention(people.values())
+    histogram, progress = _time_and_days(ids)
     return TaskDashboard(
         task=task,
         runs=runs,
-        pool_items=PoolItem.objects.filter(topic__task=task).count(),
+        pool_items=PoolItem.objects.filter(topic_id__in=list(topics)).count(),
         pool_hits=sum(t.hits for t in topics.values()),
         last_build=PoolBuild.objects.filter(task=task).order_by("-created_at").first(),
         topics=list(topics.values()),
         assessors=sorted(people.values(), key=lambda p: p.name),
-        progress=_progress(task),
-        histogram=_histogram(task),
+        progress=progress,
+        histogram=histogram,
     )
 
 
