@@ -3,6 +3,8 @@
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluation.measures import (
     PrimeEvaluator,
@@ -139,3 +141,48 @@ def test_openqa_rank_one_is_highest_score_when_several_answers() -> None:
     grades = {"A.1": {"d_1": 0, "d_2": 3}}
     result = evaluate_openqa_run("r", [("A.1", "d_1", 0.1), ("A.1", "d_2", 0.9)], grades)
     assert result.measures["ar"] == 3.0
+
+
+def reference_ap_p10(ranked: list[str], grades: dict[str, int]) -> tuple[float, float]:
+    relevant = sum(1 for g in grades.values() if g >= 2)
+    hits, total = 0, 0.0
+    for i, doc in enumerate(ranked, 1):
+        if grades.get(doc, 0) >= 2:
+            hits += 1
+            total += hits / i
+    p10 = sum(1 for d in ranked[:10] if grades.get(d, 0) >= 2) / 10
+    return (total / relevant if relevant else 0.0), p10
+
+
+judged_docs = st.dictionaries(
+    st.integers(1, 300).map(str), st.integers(0, 3), min_size=1, max_size=25
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(judged_docs, st.data())
+def test_map_and_p10_match_reference_in_trec_order_when_scores_tie(
+    grades: dict[str, int], data: st.DataObject
+) -> None:
+    docs = data.draw(st.lists(st.sampled_from(sorted(grades)), unique=True, min_size=1))
+    scores = {d: float(data.draw(st.integers(0, 3))) for d in docs}  # many ties
+    result = PrimeEvaluator({"T": grades}).evaluate("r", {"T": scores})
+    ap, p10 = reference_ap_p10(trec_order(scores), grades)
+    assert result.per_topic["T"]["map_prime"] == pytest.approx(ap)
+    assert result.per_topic["T"]["p10_prime"] == pytest.approx(p10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(judged_docs, st.data())
+def test_unjudged_rows_never_change_scores_when_inserted_anywhere(
+    grades: dict[str, int], data: st.DataObject
+) -> None:
+    docs = data.draw(st.lists(st.sampled_from(sorted(grades)), unique=True, min_size=1))
+    rows = [("T", d, float(len(docs) - i)) for i, d in enumerate(docs)]
+    noisy = list(rows)
+    for n in range(data.draw(st.integers(1, 10))):
+        position = data.draw(st.integers(0, len(noisy)))
+        noisy.insert(position, ("T", f"unjudged{n}", data.draw(st.floats(-5, 50))))
+    evaluator = PrimeEvaluator({"T": grades})
+    clean = evaluate_answer_run("r", rows, evaluator).measures
+    assert evaluate_answer_run("r", noisy, evaluator).measures == pytest.approx(clean)
