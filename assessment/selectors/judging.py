@@ -205,6 +205,7 @@ class ItemPage:
     assignment: Assignment
     item: PoolItem
     kind: str
+    topic_thread_href: str
     topic_title_html: str
     topic_question_html: str
     query_latex: str
@@ -223,9 +224,9 @@ class ItemPage:
         return round(100 * self.judged_hits / self.total_hits) if self.total_hits else 0
 
 
-def _thread_of(htmls: Iterable[str]) -> dict[int, int]:
-    """Threads of every collection post the given HTML links to, in one query."""
-    linked: set[int] = set()
+def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]:
+    """Threads of every collection post the given HTML links to (and of ``also``), one query."""
+    linked: set[int] = set(also)
     for html in htmls:
         linked |= linked_post_ids(html)
     if not linked:
@@ -283,7 +284,9 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
     thread_titles = [p.thread.title for p in posts.values() if p.kind == Post.Kind.QUESTION]
     htmls = [topic.title, topic.question, *(p.body for p in posts.values()), *thread_titles]
     htmls += [f.comment.text for f in formulas.values() if f.comment is not None]
-    thread_of = _thread_of(htmls)
+    # A topic's own question is usually not in the collection (ARQMath took topics from later
+    # years); when it is, its thread gets a link like any post's.
+    thread_of = _thread_of(htmls, also=[topic.thread_id] if topic.thread_id else [])
     views = [_hit_view(h, posts, formulas, judgments, thread_of) for h in hits]
     return _assemble(assignment, item_obj, views, statuses, thread_of)
 
@@ -338,6 +341,11 @@ def _assemble(
         assignment=assignment,
         item=item,
         kind=topic.task.kind,
+        topic_thread_href=(
+            thread_url(thread_of[topic.thread_id], topic.thread_id)
+            if topic.thread_id in thread_of
+            else ""
+        ),
         topic_title_html=clean_post_html(topic.title, thread_of=thread_of),
         topic_question_html=clean_post_html(
             topic.question, thread_of=thread_of, highlight_formula_id=highlight

@@ -208,3 +208,21 @@ def test_item_page_is_none_when_item_of_another_topic() -> None:
     assignment = assign(answer_pool(items=1))
     other = answer_pool(items=1)
     assert item_page(assignment, other.items[0].pk) is None
+
+
+@pytest.mark.django_db
+def test_topic_thread_is_linked_only_when_its_question_is_in_the_collection() -> None:
+    pool = answer_pool(items=1)
+    assignment = assign(pool)
+    pool.topic.thread_id = 99999999  # ARQMath topics: from a later year, not in the collection
+    pool.topic.save()
+    page = item_page(assignment, pool.items[0].pk)
+    assert page is not None
+    assert page.topic_thread_href == ""
+    question = PostFactory.create(kind=1)
+    pool.topic.thread_id = question.pk
+    pool.topic.save()
+    assignment.refresh_from_db()
+    page = item_page(assignment, pool.items[0].pk)
+    assert page is not None
+    assert page.topic_thread_href == f"/threads/{question.thread_id}/#post-{question.pk}"
