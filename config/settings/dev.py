@@ -10,6 +10,6 @@ ALLOWED_HOSTS = [*ALLOWED_HOSTS, "[::1]"]  # noqa: F405
 
 # No collectstatic outside production: whitenoise serves straight from the finders
 # (static/ and node_modules), so gunicorn in benchmarks and the live test server get assets too.
-STATIC_ROOT = None
+STATIC_ROOT = None  # type: ignore[assignment]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
