@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from itertools import pairwise
+import operator
+from itertools import groupby
 
 from pooling.formats.model import ParsedRun, RunContext
 
@@ -11,47 +12,59 @@ def warn_about_order_and_missing_topics(run: ParsedRun, context: RunContext) -> 
     """Evaluation ranks by score (trec_eval), not by the rank column: a file whose ranks
     disagree with its scores is probably not what the team meant, so say so once per topic."""
     c = run.columns
-    # topic -> (rank, score, line) of the previous row, while its rows come in rank order
-    last: dict[str, tuple[int, float]] = {}
-    unordered: dict[str, list[int]] = {}
+    seen: set[str] = set()
     warned: set[str] = set()
-    for i, (topic, rank, score) in enumerate(zip(c.topic, c.rank, c.score, strict=True)):
-        previous = last.get(topic)
-        last[topic] = (rank, score)
-        if previous is None or topic in warned:
-            continue
-        if rank < previous[0]:  # rows not in rank order: sort this topic's rows at the end
-            unordered.setdefault(topic, [])
-        elif score > previous[1] and topic not in unordered:
-            _warn(run, topic, c.line[i], rank, previous[0])
-            warned.add(topic)
-    if unordered:
-        _check_sorted(run, set(unordered) - warned)
+    scattered: set[str] = set()  # topics whose rows are not in one stretch of the file
+    start = 0
+    for topic, group in groupby(c.topic):
+        stop = start + sum(1 for _ in group)
+        if topic in seen:
+            scattered.add(topic)
+        else:
+            seen.add(topic)
+            rows = (c.rank[start:stop], c.score[start:stop], c.line[start:stop])
+            if _warn_if_unordered(run, topic, *rows):
+                warned.add(topic)
+        start = stop
+    if scattered - warned:
+        _check_scattered(run, scattered - warned)
     if context.topics is not None:
-        for topic in sorted(context.topics - set(last), key=_topic_order):
+        for topic in sorted(context.topics - seen, key=_topic_order):
             run.warn(None, "topic", f"topic {topic} has no rows")
 
 
-def _check_sorted(run: ParsedRun, topics: set[str]) -> None:
-    c = run.columns
-    rows: dict[str, list[int]] = {}
-    for i, topic in enumerate(c.topic):
-        if topic in topics:
-            rows.setdefault(topic, []).append(i)
-    for topic, indices in rows.items():
-        indices.sort(key=lambda i: c.rank[i])
-        for before, after in pairwise(indices):
-            if c.score[after] > c.score[before]:
-                _warn(run, topic, c.line[after], c.rank[after], c.rank[before])
-                break
-
-
-def _warn(run: ParsedRun, topic: str, line: int, rank: int, previous: int) -> None:
+def _warn_if_unordered(
+    run: ParsedRun, topic: str, ranks: list[int], scores: list[float], lines: list[int]
+) -> bool:
+    """Warn (once) if a higher rank has a higher score; True when it did."""
+    if not all(map(operator.lt, ranks, ranks[1:])):
+        order = sorted(range(len(ranks)), key=ranks.__getitem__)
+        ranks = [ranks[i] for i in order]
+        scores = [scores[i] for i in order]
+        lines = [lines[i] for i in order]
+    if not any(map(operator.gt, scores[1:], scores)):  # the usual case, checked at C speed
+        return False
+    at = next(i for i in range(1, len(scores)) if scores[i] > scores[i - 1])
     run.warn(
-        line,
+        lines[at],
         "score",
-        f"topic {topic}: rank {rank} scores higher than rank {previous}; evaluation ranks by score",
+        f"topic {topic}: rank {ranks[at]} scores higher than rank {ranks[at - 1]}; "
+        "evaluation ranks by score",
     )
+    return True
+
+
+def _check_scattered(run: ParsedRun, topics: set[str]) -> None:
+    c = run.columns
+    rows: dict[str, tuple[list[int], list[float], list[int]]] = {}
+    for topic, rank, score, line in zip(c.topic, c.rank, c.score, c.line, strict=True):
+        if topic in topics:
+            ranks, scores, lines = rows.setdefault(topic, ([], [], []))
+            ranks.append(rank)
+            scores.append(score)
+            lines.append(line)
+    for topic, (ranks, scores, lines) in rows.items():
+        _warn_if_unordered(run, topic, ranks, scores, lines)
 
 
 def _topic_order(number: str) -> tuple[str, int, str]:

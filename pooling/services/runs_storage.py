@@ -26,6 +26,16 @@ def _copy_text(value: int | None) -> str:
     return "\\N" if value is None else str(value)
 
 
+def _id_texts(ids: list[int | None]) -> list[int | None] | list[str]:
+    """An id column ready for the f-string: as is, all NULL, or mixed (rare)."""
+    nulls = ids.count(None)
+    if nulls == 0:
+        return ids
+    if nulls == len(ids):  # e.g. formula ids of a Task 1 run
+        return ["\\N"] * nulls
+    return list(map(_copy_text, ids))
+
+
 def _copy_lines(
     run_id: int, columns: RunColumns, topic_ids: Mapping[str, int], start: int, stop: int
 ) -> str:
@@ -42,12 +52,12 @@ def _copy_lines(
                 )
             ]
         )
-    posts = map(_copy_text, c.post_id[start:stop])
-    formulas = map(_copy_text, c.formula_id[start:stop])
+    post_text = _id_texts(c.post_id[start:stop])
+    formula_text = _id_texts(c.formula_id[start:stop])
     return "".join(
         [
             f"{prefix[t]}{p}\t{f}\t{r}\t{s!r}\t\t\n"
-            for t, p, f, r, s in zip(topics, posts, formulas, ranks, scores, strict=True)
+            for t, p, f, r, s in zip(topics, post_text, formula_text, ranks, scores, strict=True)
         ]
     )
 

@@ -247,3 +247,26 @@ def test_real_arqmath_runs_parse_as_trec_task1_when_read_from_disk(arqmath_data:
         assert run.ok, run.errors
         assert run.format is RunFormat.TREC
         assert (run.tag, len(run.rows)) == (tag, rows)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # in rank order, scores falling: nothing to say
+        ("A.1 Q0 5 1 0.9 t\nA.1 Q0 6 2 0.5 t\nA.2 Q0 5 1 0.9 t\n", []),
+        # ranks out of file order but consistent with scores
+        ("A.1 Q0 6 2 0.5 t\nA.1 Q0 5 1 0.9 t\n", []),
+        # the topic's rows in two stretches, the second one out of score order
+        ("A.1 Q0 5 1 0.9 t\nA.2 Q0 5 1 0.9 t\nA.1 Q0 6 2 0.95 t\n", [3]),
+        # one warning per topic even with several inversions
+        ("A.1 Q0 5 1 0.1 t\nA.1 Q0 6 2 0.5 t\nA.1 Q0 7 3 0.9 t\n", [2]),
+        # tied ranks are ordered by file position
+        ("A.1 Q0 5 1 0.1 t\nA.1 Q0 6 1 0.5 t\n", [2]),
+    ],
+)
+def test_score_order_warning_names_the_first_inversion_when_ranks_disagree_with_scores(
+    text: str, expected: list[int]
+) -> None:
+    run = parse(text)
+    assert run.ok
+    assert [w.line for w in run.warnings] == expected
