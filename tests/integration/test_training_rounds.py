@@ -1,6 +1,7 @@
 """Training rounds: items, gold, assignments, submitting, feedback, round agreement (issue 6 §3)."""
 
 import pytest
+from django.urls import reverse
 
 from assessment.models import Assignment, GoldGrade, TrainingRound
 from assessment.selectors.agreement import training_feedback, training_rounds_agreement
@@ -188,3 +189,47 @@ def test_round_agreement_uses_bounded_queries_when_many_rounds(
         result = training_rounds_agreement(task=task)
     assert len(result) == 3
     assert all(len(table.pairs) == 3 for _, table in result)
+
+
+def test_round_page_is_404_when_assessor_is_not_in_the_round(client) -> None:
+    task = RetrievalTaskFactory.create()
+    topic = pool(task, keys=2)
+    ann, outsider = UserFactory.create(), UserFactory.create()
+    training_round = training_round_create(
+        task=task,
+        name="R",
+        topics=[topic],
+        assessors=[ann],
+        created_by=None,
+        qrels=qrels_for(topic, [0, 3]),
+        show_gold_after_submit=True,
+    )
+    url = reverse("assessment:training_round", args=[training_round.pk])
+    client.force_login(outsider)
+    assert client.get(url).status_code == 404
+    assert client.post(url).status_code == 404
+
+
+def test_round_page_shows_gold_beside_own_grades_only_after_submitting(client) -> None:
+    task = RetrievalTaskFactory.create()
+    topic = pool(task, keys=2)
+    ann = UserFactory.create()
+    training_round = training_round_create(
+        task=task,
+        name="R",
+        topics=[topic],
+        assessors=[ann],
+        created_by=None,
+        qrels=qrels_for(topic, [0, 3]),
+        show_gold_after_submit=True,
+    )
+    url = reverse("assessment:training_round", args=[training_round.pk])
+    client.force_login(ann)
+    assert b"feedback-table" not in client.get(url).content
+    client.post(url)  # nothing judged yet: refused, still no gold
+    assert b"feedback-table" not in client.get(url, follow=True).content
+    judge_round(training_round, ann, lambda hit: 1)
+    assert client.post(url).status_code == 302
+    page = client.get(url)
+    assert b"feedback-table" in page.content
+    assert b"You handed this round in" in page.content
