@@ -28,6 +28,7 @@ from assessment.models import Adjudication, Judgment
 from collection.models import Campaign, RetrievalTask, Thread
 from collection.services import collection_import, topics_import
 from collection.synthetic import SyntheticCollection, generate
+from pooling.demo import demo_build_pools
 from pooling.models import Run, Team
 from pooling.services.runs import run_submit
 
@@ -142,6 +143,7 @@ STEPS: list[tuple[str, Callable[[Demo], None]]] = [
     ("import the topics of both tasks", step_import_topics),
     ("create the organizer, assessors and participants", step_users),
     ("submit the runs", step_runs),
+    ("build the pools of both tasks", lambda d: d.write(demo_build_pools(d.campaign))),
     # Later issues add their steps here, one line each, e.g.
     # ("build pools", lambda demo: demo_build_pools(demo.campaign)),
     # ("assign topics to alice and bob", lambda demo: demo_assign(demo.campaign)),
