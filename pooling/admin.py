@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
-from pooling.models import Run, Team
+from pooling.models import PoolBuild, PoolItem, Run, Team
 
 
 @admin.register(Team)
@@ -81,6 +81,33 @@ class RunAdmin(admin.ModelAdmin):
         "uploaded_at",
         "report",
     ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(PoolBuild)
+class PoolBuildAdmin(admin.ModelAdmin):
+    """Builds are started from /pools/<task>/ or build_pools; here they are only read."""
+
+    list_display = ["id", "task", "status", "topics_done", "topics_total", "created_at"]
+    list_filter = ["status", "task__campaign", "task__kind"]
+    list_select_related = ["task__campaign"]
+    readonly_fields = [f.name for f in PoolBuild._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(PoolItem)
+class PoolItemAdmin(admin.ModelAdmin):
+    """Pool items are written by pool builds only: read-only, to look one up."""
+
+    list_display = ["topic", "key", "display_order", "is_orphaned", "entered_at"]
+    list_filter = ["is_orphaned", "topic__task__campaign", "topic__task__kind"]
+    list_select_related = ["topic"]
+    search_fields = ["key", "topic__number"]
+    readonly_fields = [f.name for f in PoolItem._meta.fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
