@@ -264,3 +264,50 @@ def test_schema_lists_the_runs_endpoints_when_requested(teams) -> None:
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     assert {"/api/runs/", "/api/runs/{id}/"} <= set(schema["paths"])
     assert "post" in schema["paths"]["/api/runs/"]
+
+
+def test_upload_is_refused_when_the_tasks_own_deadline_passed(task, teams) -> None:
+    task.campaign.submission_deadline = timezone.now() + timedelta(days=1)
+    task.campaign.save()
+    task.submission_deadline = timezone.now() - timedelta(minutes=1)
+    task.save()
+    response = upload(client_for(teams["alice"]), task, TASK1)
+    assert response.status_code == 400
+    assert "deadline" in response.json()["detail"]
+
+
+def test_file_over_the_size_setting_is_refused_by_line_when_uploaded(task, teams, settings) -> None:
+    settings.RUN_FILE_MAX_BYTES = 40
+    response = upload(client_for(teams["alice"]), task, TASK1)
+    assert response.status_code == 400
+    (error,) = response.json()["report"]["errors"]
+    assert error["message"] == "file is larger than the limit of 40 bytes"
+    assert error["line"] == 3  # lines 1-2 are exactly 40 bytes
+    assert not Run.objects.exists()
+
+
+def test_member_of_two_teams_must_name_one_when_uploading(task, teams) -> None:
+    teams["B"].members.add(teams["alice"])
+    client = client_for(teams["alice"])
+    response = upload(client, task, TASK1)
+    assert response.status_code == 400
+    assert "name your team" in response.json()["detail"]
+    assert upload(client, task, TASK1, team="TeamB").status_code == 201
+    assert Run.objects.get().team == teams["B"]
+
+
+def test_openqa_answers_take_the_answer_tasks_topics_when_the_task_has_none(teams) -> None:
+    answer_task = RetrievalTaskFactory.create(kind="answer")
+    TopicFactory.create(task=answer_task, number="A.301")
+    openqa = RetrievalTaskFactory.create(
+        kind="openqa", campaign=answer_task.campaign, answer_task=answer_task
+    )
+    text = "A.301\t1\t0.8\tmyrun\tgpt\tUse $e^{i\\pi}=-1$ here.\n"
+    response = upload(client_for(teams["alice"]), openqa, text)
+    assert response.status_code == 201, response.json()
+    row = RunRow.objects.get()
+    assert (row.topic.number, row.answer, row.sources) == (
+        "A.301",
+        "Use $e^{i\\pi}=-1$ here.",
+        "gpt",
+    )
