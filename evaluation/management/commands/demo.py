@@ -28,6 +28,7 @@ from assessment.models import Adjudication, Judgment
 from collection.models import Campaign, RetrievalTask, Thread
 from collection.services import collection_import, topics_import
 from collection.synthetic import SyntheticCollection, generate
+from evaluation.demo import demo_evaluate
 from pooling.demo import demo_build_pools
 from pooling.models import Run, Team
 from pooling.services.runs import run_submit
@@ -149,6 +150,7 @@ STEPS: list[tuple[str, Callable[[Demo], None]]] = [
     # ("assign topics to alice and bob", lambda demo: demo_assign(demo.campaign)),
     ("training rounds and dual assessments", lambda d: d.write(demo_training_and_dual(d.campaign))),
     ("assign topics to alice and bob", lambda d: d.write(demo_assign(d.campaign))),
+    ("export qrels and evaluate the runs", lambda d: d.write(demo_evaluate(d.campaign))),
 ]
 
 
