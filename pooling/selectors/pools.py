@@ -43,6 +43,9 @@ class RunStats:
     team: str
     role: str
     task_kind: str
+    is_baseline: bool = False
+    pool_as_primary: bool = False
+    depth_override: int | None = None
     pooled: int = 0
     unique: int = 0
     depth_min: int | None = None
@@ -107,11 +110,21 @@ _SHARED = f"""
 def _run_stats(target: RetrievalTask) -> tuple[list[RunStats], list[dict[str, Any]]]:
     contributions = _fetch(_SHARED, [target.pk])
     run_ids = {row[1] for row in contributions}
+    fields = ["id", "team__name", "tag", "role", "task__kind"]
+    fields += ["is_baseline", "pool_as_primary", "depth_override"]
+    found = Run.objects.filter(Q(task=target) | Q(pk__in=run_ids)).order_by("team__name", "tag")
     runs = {
-        pk: RunStats(pk, f"{team}/{tag}", team, role, kind)
-        for pk, team, tag, role, kind in Run.objects.filter(Q(task=target) | Q(pk__in=run_ids))
-        .order_by("team__name", "tag")
-        .values_list("id", "team__name", "tag", "role", "task__kind")
+        row["id"]: RunStats(
+            row["id"],
+            f"{row['team__name']}/{row['tag']}",
+            row["team__name"],
+            row["role"],
+            row["task__kind"],
+            row["is_baseline"],
+            row["pool_as_primary"],
+            row["depth_override"],
+        )
+        for row in found.values(*fields)
     }
     depths: dict[int, dict[int, int]] = defaultdict(dict)  # run -> topic -> max rank
     item_teams: dict[int, set[int]] = defaultdict(set)
