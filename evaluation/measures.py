@@ -22,7 +22,6 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Literal
 
 import pytrec_eval
@@ -104,9 +103,6 @@ def formula_scores_by_visual_id(
     return visual_scores, unknown
 
 
-_score_then_doc = itemgetter(1, 0)  # (doc, score) -> (score, doc): trec_eval's order, reversed
-
-
 def trec_order(docs: Mapping[str, float]) -> list[str]:
     """Docs in trec_eval's order: score descending, then doc id descending (as strings)."""
     return sorted(docs, key=lambda d: (docs[d], d), reverse=True)
@@ -129,8 +125,9 @@ def judged_fraction_at_10(scores: Scores, grades: Grades) -> dict[str, float]:
         judged = grades.get(topic)
         if judged is None or not docs:
             continue
-        top = heapq.nlargest(TOP, docs.items(), key=_score_then_doc)
-        fractions[topic] = sum(1 for d, _ in top if d in judged) / len(top)
+        # (score, doc) tuples compare in C: the largest are trec_eval's first ten.
+        top = heapq.nlargest(TOP, zip(docs.values(), docs.keys(), strict=True))
+        fractions[topic] = sum(1 for _, d in top if d in judged) / len(top)
     return fractions
 
 

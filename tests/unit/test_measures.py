@@ -13,6 +13,7 @@ from evaluation.measures import (
     evaluate_formula_run,
     evaluate_openqa_run,
     formula_scores_by_visual_id,
+    judged_fraction_at_10,
     prime,
     trec_order,
 )
@@ -186,3 +187,11 @@ def test_unjudged_rows_never_change_scores_when_inserted_anywhere(
     evaluator = PrimeEvaluator({"T": grades})
     clean = evaluate_answer_run("r", rows, evaluator).measures
     assert evaluate_answer_run("r", noisy, evaluator).measures == pytest.approx(clean)
+
+
+@pytest.mark.parametrize(("judged", "expected"), [("d00", 0.0), ("d10", 0.1)])
+def test_judged_fraction_takes_top_10_in_trec_order_when_all_scores_tie(
+    judged: str, expected: float
+) -> None:
+    scores = {"T": {f"d{i:02d}": 1.0 for i in range(11)}}  # d10 ranks first, d00 last
+    assert judged_fraction_at_10(scores, {"T": {judged: 2}}) == {"T": expected}
