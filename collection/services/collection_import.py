@@ -8,6 +8,7 @@ the commit; only on failure is the file read again to find the offending line.
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -17,6 +18,7 @@ from typing import Any, TypeVar
 from django.db import IntegrityError, connection, models, transaction
 
 from collection.bulkload import bulk_insert, bulk_load_window, copy_lines
+from collection.formats.copy_text import escape
 from collection.formats.errors import ImportFileError
 from collection.formats.formula_index import (
     COPY_COLUMNS,
@@ -116,19 +118,43 @@ def _post_row(post: PostRecord) -> tuple[Any, ...]:
     )
 
 
+_THREAD_FIELDS = ["id", "title", "tags"]
+_POST_FIELDS = ["id", "thread_id", "kind", "body", "score", "created_at", "owner_user_id"]
+
+
 def _load_posts(path: str | Path, reporter: _Reporter) -> tuple[int, int]:
+    if connection.vendor == "postgresql":
+        return _copy_posts(path, reporter)
     threads = posts = 0
     for chunk in _chunks(parse_posts(path, reporter.state), POST_CHUNK):
-        threads += bulk_insert(
-            Thread, ["id", "title", "tags"], [_thread_row(p) for p in chunk if p.kind == QUESTION]
-        )
-        posts += bulk_insert(
-            Post,
-            ["id", "thread_id", "kind", "body", "score", "created_at", "owner_user_id"],
-            [_post_row(p) for p in chunk],
-        )
+        questions = [_thread_row(p) for p in chunk if p.kind == QUESTION]
+        threads += bulk_insert(Thread, _THREAD_FIELDS, questions)
+        posts += bulk_insert(Post, _POST_FIELDS, [_post_row(p) for p in chunk])
         reporter.tick(0)
     return threads, posts
+
+
+def _copy_posts(path: str | Path, reporter: _Reporter) -> tuple[int, int]:
+    """Posts in one streaming COPY; each question's thread row is spooled to a temporary file
+    (COPY text) on the way and loaded after: one pass over the file, flat memory, and
+    PostgreSQL parses posts while Python reads the next ones. The posts' thread foreign key is
+    checked at the end of the load (bulk_load_window), so threads may come second."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+
+        def posts() -> Iterator[tuple[Any, ...]]:
+            for post in parse_posts(path, reporter.state):
+                if post.kind == QUESTION:
+                    spool.write(
+                        f"{post.id}\t{escape(post.title)}\t{escape(json.dumps(post.tags))}\n"
+                    )
+                yield _post_row(post)
+                reporter.tick()
+
+        post_count = bulk_insert(Post, _POST_FIELDS, posts())
+        reporter.tick(0)
+        spool.seek(0)
+        thread_count = copy_lines(Thread, _THREAD_FIELDS, spool)
+    return thread_count, post_count
 
 
 def _load_checked(
