@@ -13,6 +13,7 @@ from pooling.algorithms import (
     display_orders,
     formula_k,
     openqa_pool,
+    plan_answer_topic,
     pooled_posts,
     topic_rng,
 )
@@ -103,3 +104,17 @@ def test_answer_key_is_short_and_stable_when_text_is_long() -> None:
     assert key == answer_key("x" * 5000)
     assert key.startswith("qa-")
     assert len(key) <= 60
+
+
+def test_answer_plan_uses_each_runs_depth_and_adds_openqa_answers_when_both_exist() -> None:
+    primary, alternate = RunSpec(1, "primary"), RunSpec(2, "alternate")
+    settings = PoolSettings(primary_depth=2, alternate_depth=1)
+    rows = [(1, 0.9, 10), (2, 0.8, 11), (3, 0.7, 12)]
+    plan = plan_answer_topic(
+        [(primary, rows), (alternate, rows[::-1])], [(9, 1, "Generated.")], settings
+    )
+    assert set(plan) == {"10", "11", answer_key("Generated.")}
+    assert plan["10"].contributions == {1: 1, 2: 1}
+    assert plan["10"].vote == 2.0
+    assert plan[answer_key("Generated.")].answer == "Generated."
+    assert plan["11"].post_id == 11
