@@ -6,6 +6,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 SCRIPTS = [
+    "import_collection.py",
     "ingest_runs.py",
     "evaluate.py",
     "judging_load.py",
