@@ -374,8 +374,11 @@ def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
 
 
 def assessor_choices() -> list[User]:
-    """Active non-staff users, the people who can be given topics."""
-    return list(User.objects.filter(is_active=True, is_staff=False).order_by("username"))
+    """Active users who are neither organizers nor members of a participating team: the people
+    who can be given topics (a participant must not judge pools their runs fed)."""
+    return list(
+        User.objects.filter(is_active=True, is_staff=False, teams__isnull=True).order_by("username")
+    )
 
 
 @dataclass

@@ -86,15 +86,18 @@ def _task(task_id: int) -> RetrievalTask:
 
 def _kappa_chart(rounds: list[tuple[TrainingRound, AgreementTable]]) -> list[dict[str, Any]]:
     """Per round, each assessor's mean kappa, 4-way and binary (ARQMath Figures 3-4)."""
-    return [
-        {
-            "round": training_round.name,
-            "assessors": [table.name(m.assessor) for m in table.means],
-            "kappa": [m.mean_kappa.value for m in table.means],
-            "binary": [m.mean_kappa_binary.value for m in table.means],
-        }
-        for training_round, table in rounds
-    ]
+    charts = []
+    for training_round, table in rounds:
+        means = sorted(table.means, key=lambda m: table.name(m.assessor))
+        charts.append(
+            {
+                "round": training_round.name,
+                "assessors": [table.name(m.assessor) for m in means],
+                "kappa": [m.mean_kappa.value for m in means],
+                "binary": [m.mean_kappa_binary.value for m in means],
+            }
+        )
+    return charts
 
 
 @staff_required
@@ -163,7 +166,7 @@ ASSIGNMENT_FORMS: dict[str, type[forms.Form]] = {
 def _bound(form_class: type[forms.Form], task: RetrievalTask, data: Any) -> forms.Form:
     """A form whose choices are this task's topics and assignments and the active users."""
     form = form_class(data)
-    people = User.objects.filter(is_active=True, is_staff=False)
+    people = User.objects.filter(is_active=True, is_staff=False, teams__isnull=True)
     for name, field in form.fields.items():
         if isinstance(field, forms.ModelChoiceField):
             model = field.queryset.model  # type: ignore[union-attr]

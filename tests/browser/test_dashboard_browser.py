@@ -1,0 +1,88 @@
+"""The organizer dashboard of the demo campaign in real Chromium: the charts are drawn."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from collection.models import RetrievalTask
+from evaluation.management.commands.demo import CAMPAIGN
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Counts the canvas pixels something was drawn on: an empty canvas has none.
+INKED_PIXELS = """(id) => {
+  const canvas = document.getElementById(id);
+  const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+  let inked = 0;
+  for (let i = 3; i < data.length; i += 4) if (data[i] > 0) inked++;
+  return inked;
+}"""
+
+
+@pytest.fixture
+def demo_task(tmp_path) -> RetrievalTask:  # type: ignore[no-untyped-def]
+    call_command(
+        "demo", "--dir", str(tmp_path), "--threads", "150", "--topics", "4", stdout=io.StringIO()
+    )
+    return RetrievalTask.objects.get(campaign__name=CAMPAIGN, kind=RetrievalTask.Kind.ANSWER)
+
+
+def log_in_as_organizer(page) -> None:  # type: ignore[no-untyped-def]
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", "organizer")
+    page.fill("input[name=password]", "organizer-demo")
+    page.click("form button[type=submit], form input[type=submit]")
+    page.wait_for_load_state("networkidle")
+
+
+def datasets(page, canvas_id: str) -> list[list[float | None]]:  # type: ignore[no-untyped-def]
+    return page.evaluate("(id) => Chart.getChart(id).data.datasets.map((d) => d.data)", canvas_id)
+
+
+def test_kappa_chart_is_drawn_when_organizer_opens_the_demo_dashboard(
+    page, demo_task, screenshot
+) -> None:
+    log_in_as_organizer(page)
+    page.goto(f"/organize/task/{demo_task.pk}/")
+    page.wait_for_function("() => document.getElementById('chart-kappa-0')?.dataset.rendered")
+    four_way, binary = datasets(page, "chart-kappa-0")
+    # alice, bob and the demo's two simulated colleagues, each with a defined mean kappa.
+    assert len(four_way) == len(binary) == 4
+    assert all(value is not None and -1 <= value <= 1 for value in four_way + binary)
+    for canvas in ("chart-kappa-0", "chart-progress", "chart-histogram"):
+        assert page.evaluate(INKED_PIXELS, canvas) > 500, f"{canvas} is blank"
+    assert page.locator("#assessor-table tbody tr").count() == 4
+    screenshot("organize-task")
+
+
+def test_every_round_has_its_chart_when_organizer_opens_training_and_agreement_pages(
+    page, demo_task, screenshot
+) -> None:
+    log_in_as_organizer(page)
+    for path, name in (("training", "organize-training"), ("agreement", "organize-agreement")):
+        page.goto(f"/organize/task/{demo_task.pk}/{path}/")
+        page.wait_for_function("() => document.getElementById('chart-kappa-1')?.dataset.rendered")
+        assert page.locator("canvas.kappa-chart[data-rendered]").count() == 2
+        assert page.evaluate(INKED_PIXELS, "chart-kappa-1") > 500
+        screenshot(name)
+
+
+def test_assignment_and_adjudication_pages_list_the_demo_work_when_organizer_opens_them(
+    page, demo_task, screenshot
+) -> None:
+    log_in_as_organizer(page)
+    page.goto(f"/organize/task/{demo_task.pk}/assignments/")
+    # Four topics, one of them dual-assessed: five active assignments with Move and Revoke.
+    assert page.locator("#assignment-table form.inline-form button:has-text('Move')").count() == 5
+    screenshot("organize-assignments")
+    page.goto(f"/organize/task/{demo_task.pk}/adjudication/?difference=0")
+    disputes = page.locator("article.dispute")
+    assert disputes.count() > 0
+    first = disputes.first
+    assert first.locator(".verdict").count() == 2
+    first.locator("input[name=grade][value='2']").check()
+    first.locator("button[type=submit]").click()
+    page.wait_for_load_state("networkidle")
+    assert page.locator("article.dispute .badge.final").count() == 1
+    screenshot("organize-adjudication")
