@@ -5,6 +5,9 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
+from pytest_django import DjangoAssertNumQueries
 
 from collection.formats.errors import ImportFileError
 from collection.formats.visual_ids import canonical_latex, computed_visual_id, visual_id_for
@@ -218,3 +221,25 @@ def test_import_collection_command_fails_with_file_and_line_when_a_file_is_bad(
         call_command("import_collection", "--formulas", str(bad))
     with pytest.raises(CommandError, match="nothing to import"):
         call_command("import_collection")
+
+
+@pytest.mark.parametrize(
+    ("model", "shown"),
+    [
+        ("thread", "Squares of reals"),
+        ("post", "answer"),
+        ("comment", "Comment 100"),
+        ("formula", "5005"),
+    ],
+)
+def test_admin_lists_the_imported_collection_when_an_organizer_browses_it(
+    admin_client: Client,
+    django_assert_max_num_queries: DjangoAssertNumQueries,
+    model: str,
+    shown: str,
+) -> None:
+    import_sample()
+    with django_assert_max_num_queries(8):
+        response = admin_client.get(reverse(f"admin:collection_{model}_changelist"))
+    assert response.status_code == 200
+    assert shown in response.content.decode()

@@ -1,0 +1,98 @@
+"""Django admin for the campaign and the collection (organizers' back office).
+
+The collection tables hold millions of rows: foreign keys are raw-id inputs, list pages select
+their related rows in the same query and skip the full count.
+"""
+
+from django.contrib import admin
+
+from collection.models import (
+    Campaign,
+    Comment,
+    Formula,
+    Post,
+    RetrievalTask,
+    Thread,
+    Topic,
+    TopicFormula,
+)
+
+
+class RetrievalTaskInline(admin.TabularInline):
+    model = RetrievalTask
+    extra = 0
+    fields = ("kind", "title", "submission_deadline", "primary_depth", "alternate_depth")
+    show_change_link = True
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ("name", "submission_deadline", "results_published", "created_at")
+    search_fields = ("name",)
+    inlines = [RetrievalTaskInline]
+
+
+@admin.register(RetrievalTask)
+class RetrievalTaskAdmin(admin.ModelAdmin):
+    list_display = (
+        "__str__",
+        "kind",
+        "primary_depth",
+        "alternate_depth",
+        "primary_k",
+        "alternate_k",
+    )
+    list_filter = ("kind", "campaign")
+    list_select_related = ("campaign",)
+    raw_id_fields = ("answer_task",)
+
+
+class TopicFormulaInline(admin.TabularInline):
+    model = TopicFormula
+    extra = 0
+    fields = ("formula_id", "location", "latex", "visual_id")
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = ("number", "task", "title", "formula_id", "thread_id")
+    list_filter = ("task__campaign", "task__kind")
+    list_select_related = ("task__campaign",)
+    search_fields = ("number", "title", "formula_id")
+    raw_id_fields = ("source_topic",)
+    inlines = [TopicFormulaInline]
+
+
+@admin.register(Thread)
+class ThreadAdmin(admin.ModelAdmin):
+    list_display = ("id", "title")
+    search_fields = ("=id", "title")
+    show_full_result_count = False
+
+
+@admin.register(Post)
+class PostAdmin(admin.ModelAdmin):
+    list_display = ("id", "kind", "thread", "score", "created_at")
+    list_filter = ("kind",)
+    list_select_related = ("thread",)
+    search_fields = ("=id", "=thread__id")
+    raw_id_fields = ("thread",)
+    show_full_result_count = False
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = ("id", "post", "score", "created_at")
+    search_fields = ("=id", "=post__id")
+    raw_id_fields = ("post",)
+    show_full_result_count = False
+
+
+@admin.register(Formula)
+class FormulaAdmin(admin.ModelAdmin):
+    list_display = ("formula_id", "visual_id", "location", "post", "latex")
+    list_filter = ("location",)
+    list_select_related = ("post",)
+    search_fields = ("=formula_id", "=visual_id", "=post__id")
+    raw_id_fields = ("post", "thread", "comment")
+    show_full_result_count = False
