@@ -2,7 +2,14 @@
 
 from django.contrib import admin
 
-from assessment.models import Assignment, Judgment, JudgmentRevision
+from assessment.models import (
+    Adjudication,
+    Assignment,
+    GoldGrade,
+    Judgment,
+    JudgmentRevision,
+    TrainingRound,
+)
 
 
 @admin.register(Assignment)
@@ -56,3 +63,31 @@ class JudgmentAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False
+
+
+class GoldGradeInline(admin.TabularInline):
+    model = GoldGrade
+    extra = 0
+    raw_id_fields = ["hit"]
+
+
+@admin.register(TrainingRound)
+class TrainingRoundAdmin(admin.ModelAdmin):
+    """Rounds are created from /organize/…/training/ (items sampled, assignments made);
+    the admin is for looking and for fixing a gold grade."""
+
+    list_display = ["name", "task", "gold_source", "expert", "show_gold_after_submit", "created_at"]
+    list_filter = ["task", "gold_source"]
+    raw_id_fields = ["items"]
+    inlines = [GoldGradeInline]
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    list_display = ["hit", "grade", "decided_by", "decided_at"]
+    raw_id_fields = ["hit"]
+    readonly_fields = ["decided_by", "decided_at"]
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        obj.decided_by = request.user
+        super().save_model(request, obj, form, change)
