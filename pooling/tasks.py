@@ -6,7 +6,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from pooling.models import PoolBuild
-from pooling.services.pools import pool_build
+from pooling.services.pools import PoolBuildError, pool_build
 
 logger = logging.getLogger(__name__)
 
@@ -30,5 +30,9 @@ def build_pools_task(build_id: int) -> dict[str, int]:
     if build.status == PoolBuild.Status.DONE:  # a redelivered message after success
         return dict(build.stats)
     seed = build.parameters.get("seed")
-    finished = pool_build(task=build.task, seed=seed, build=build)
+    try:
+        finished = pool_build(task=build.task, seed=seed, build=build)
+    except PoolBuildError as error:  # recorded on the build, which the organizer sees
+        logger.warning("pool build %s refused: %s", build_id, error)
+        return {}
     return dict(finished.stats)

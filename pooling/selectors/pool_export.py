@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from collection.models import RetrievalTask, Topic
 from pooling.models import Contribution, Hit, PoolItem
-from pooling.selectors.pool_inputs import pooling_target
+from pooling.selectors.pool_inputs import pooled_task
 
 HITS_HEADER = ("topic", "key", "post_id", "formula_id", "display_order", "vote", "runs")
 ANNOTATED_HEADER = ("topic", "key", "team", "run", "rank")
@@ -25,7 +25,7 @@ def _line(values: tuple[object, ...]) -> str:
 
 
 def _topics(task: RetrievalTask) -> list[tuple[int, str]]:
-    target = pooling_target(task)
+    target = pooled_task(task)
     return list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
 
 

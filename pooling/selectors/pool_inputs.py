@@ -42,6 +42,14 @@ def pooling_target(task: RetrievalTask) -> RetrievalTask:
     return RetrievalTask.objects.get(campaign_id=task.campaign_id, kind=RetrievalTask.Kind.ANSWER)
 
 
+def pooled_task(task: RetrievalTask) -> RetrievalTask:
+    """``pooling_target`` for readers: an open-QA task with no answer task shows itself."""
+    try:
+        return pooling_target(task)
+    except RetrievalTask.DoesNotExist:
+        return task
+
+
 def pool_settings(task: RetrievalTask, seed: int | None = None) -> PoolSettings:
     return PoolSettings(
         primary_depth=task.primary_depth,

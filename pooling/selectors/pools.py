@@ -19,7 +19,7 @@ from django.db.models import Count, Max, Q
 
 from collection.models import RetrievalTask, Topic
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem, Run, Team
-from pooling.selectors.pool_inputs import pooling_target
+from pooling.selectors.pool_inputs import pooled_task
 
 _CONTRIBUTION = Contribution._meta.db_table
 _ITEM = PoolItem._meta.db_table
@@ -173,7 +173,7 @@ def _overlap(target: RetrievalTask) -> list[dict[str, Any]]:
 
 def pool_stats(task: RetrievalTask) -> PoolStats:
     """Per topic, per run, per team and per run pair figures of ``task``'s pools."""
-    target = pooling_target(task)
+    target = pooled_task(task)
     stats = PoolStats(task.pk, target.pk, task.kind, topics=_topic_stats(target))
     stats.runs, stats.teams = _run_stats(target)
     stats.overlap = _overlap(target)

@@ -105,7 +105,12 @@ def pool_build(
     try:
         target = pooling_target(task)
     except RetrievalTask.DoesNotExist as error:
-        raise PoolBuildError(f"{task} has no answer task whose pools its answers join") from error
+        message = f"{task} has no answer task whose pools its answers join"
+        if build is not None:  # a queued build: the organizer sees why it failed
+            PoolBuild.objects.filter(pk=build.pk).update(
+                status=PoolBuild.Status.FAILED, error=message, finished_at=timezone.now()
+            )
+        raise PoolBuildError(message) from error
     settings = pool_settings(target, seed)
     runs = pooled_runs(target)
     topics = list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))

@@ -31,7 +31,6 @@
     field("total").textContent = total;
     const running = state.status === "pending" || state.status === "running";
     progress.hidden = !running;
-    button.disabled = running;
     bar.setAttribute("aria-valuemax", total);
     bar.setAttribute("aria-valuenow", done);
     fill.style.width = total ? (100 * done / total).toFixed(1) + "%" : "0";
@@ -63,7 +62,11 @@
         if (!response.ok) throw new Error("HTTP " + response.status);
         return response.json();
       })
-      .then(function (state) { show(state); window.setTimeout(poll, 500); })
+      .then(function (state) {
+        button.disabled = false; // a second build is harmless: builds are idempotent
+        show(state);
+        window.setTimeout(poll, 500);
+      })
       .catch(function () { button.disabled = false; form.submit(); });
   });
 

@@ -291,3 +291,15 @@ def test_build_pools_command_refuses_openqa_when_it_has_no_answer_task() -> None
     with pytest.raises(CommandError, match="no answer task"):
         call_command("build_pools", "--campaign", campaign.name, "--task", "openqa")
     assert not PoolBuild.objects.exists()
+
+
+@pytest.mark.worker
+def test_queued_build_is_marked_failed_with_reason_when_openqa_has_no_answer_task(
+    celery_worker,
+) -> None:
+    openqa = RetrievalTaskFactory.create(campaign=CampaignFactory.create(), kind="openqa")
+
+    build = wait_for(pool_build_request(task=openqa))
+
+    assert build.status == PoolBuild.Status.FAILED
+    assert "no answer task" in build.error
