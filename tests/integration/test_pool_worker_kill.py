@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -39,14 +40,13 @@ def campaign_with_runs(name: str) -> RetrievalTask:
 
 
 def worker_process() -> subprocess.Popen[bytes]:
-    settings = connection.settings_dict
+    db = connection.settings_dict  # the test database, which the worker must use
+    login = db["USER"] + (f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else "")
+    host = db["HOST"] or "127.0.0.1"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": (
-            f"postgres://{settings['USER']}@{settings['HOST']}:{settings['PORT']}/"
-            f"{settings['NAME']}"
-        ),
+        "DATABASE_URL": f"postgres://{login}@{host}:{db['PORT'] or 5432}/{db['NAME']}",
         "CONN_MAX_AGE": "0",
     }
     celery = str(Path(sys.executable).with_name("celery"))
