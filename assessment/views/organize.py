@@ -125,7 +125,13 @@ def task_overview(request: HttpRequest, task_id: int) -> HttpResponse:
     return render(
         request,
         "organize/task.html",
-        {"task": task, "board": board, "charts": charts, "latest_round": rounds[-1:]},
+        {
+            "task": task,
+            "board": board,
+            "charts": charts,
+            "latest_round": rounds[-1:],
+            "live": True,
+        },
     )
 
 
@@ -325,6 +331,7 @@ def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
         "task": task,
         "table": task_agreement(task=task, with_ci=with_ci),
         "with_ci": with_ci,
+        "live": not with_ci,
         "rounds": rounds,
         "charts": _kappa_chart(rounds),
     }

@@ -99,8 +99,24 @@
     });
   }
 
+  // "Live" pages reload every minute while visible, so kappas and progress follow the
+  // assessors' latest judgments (the numbers are computed on every load).
+  function liveReload() {
+    var toggle = document.getElementById("live-toggle");
+    if (!toggle) return;
+    var key = "qrelsmith.live";
+    toggle.checked = window.localStorage.getItem(key) !== "off";
+    toggle.addEventListener("change", function () {
+      window.localStorage.setItem(key, toggle.checked ? "on" : "off");
+    });
+    window.setInterval(function () {
+      if (toggle.checked && document.visibilityState === "visible") window.location.reload();
+    }, 60000);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     confirmForms();
+    liveReload();
     if (!window.Chart) return;
     kappaCharts();
     progressChart();

@@ -273,3 +273,51 @@ def test_assessor_mean_averages_defined_kappas_only_when_some_are_undefined() ->
     assert means["dan"].mean_kappa.value is None
     assert means["dan"].partners == 3
     assert isinstance(means["dan"].mean_kappa, Agreement)
+
+
+# --- Properties ------------------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(pairs=paired_grades, weights=st.sampled_from([None, "linear", "quadratic"]))
+def test_kappa_is_symmetric_and_at_most_one_when_assessors_swap(pairs, weights) -> None:
+    a, b = as_ratings(pairs)
+    forward = cohen_kappa(a, b, weights=weights)
+    backward = cohen_kappa(b, a, weights=weights)
+    assert forward.reason == backward.reason
+    if forward.value is not None:
+        assert backward.value == pytest.approx(forward.value, abs=1e-12)
+        assert forward.value <= 1.0 + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(grades_of_a=st.lists(grades, min_size=2, max_size=40))
+def test_kappa_is_one_when_both_assessors_agree_and_grades_vary(grades_of_a) -> None:
+    a = dict(enumerate(grades_of_a))
+    result = cohen_kappa(a, dict(a))
+    if len(set(grades_of_a)) > 1:
+        assert result.value == pytest.approx(1.0)
+    else:
+        assert result.reason == NO_VARIATION
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs=paired_grades, seed=st.integers(min_value=0, max_value=10_000))
+def test_kappa_ignores_hit_ids_when_hits_are_renamed(pairs, seed) -> None:
+    a, b = as_ratings(pairs)
+    names = list(range(len(pairs)))
+    random.Random(seed).shuffle(names)
+    renamed_a = {f"hit{names[k]}": v for k, v in a.items()}
+    renamed_b = {f"hit{names[k]}": v for k, v in b.items()}
+    assert cohen_kappa(renamed_a, renamed_b) == cohen_kappa(a, b)
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs=paired_grades)
+def test_alpha_is_the_same_when_assessors_are_listed_in_another_order(pairs) -> None:
+    a, b = as_ratings(pairs)
+    first = krippendorff_alpha({"x": a, "y": b})
+    second = krippendorff_alpha({"y": b, "x": a})
+    assert (first.n, first.reason) == (second.n, second.reason)
+    if first.value is not None:
+        assert second.value == pytest.approx(first.value, abs=1e-12)
