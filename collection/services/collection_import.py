@@ -1,9 +1,10 @@
 """Import the collection: Stack Exchange posts and comments, formula index, SLT (issue 2, item 4).
 
-Each file is loaded in its own transaction with COPY (bulk_create on SQLite), streamed in
-batches; a file that fails leaves nothing of itself behind. Checks that need the database
-(an answer's question, a formula's post) run as set-based queries after the load and before
-the commit; only on failure is the file read again to find the offending line.
+Each file is loaded in its own transaction with one streaming COPY (bulk_create in batches on
+SQLite); a file that fails leaves nothing of itself behind. Checks that need the database (an
+answer's question, a formula's post) run once, set-based, after the load: PostgreSQL validates
+the foreign keys as they are added back (bulk_load_window), SQLite gets an anti-join. Only on
+failure is the file read again, to find the offending line.
 """
 
 import json
@@ -39,7 +40,7 @@ from collection.formats.visual_ids import COMPUTED_PREFIX, visual_id_for
 from collection.models import Comment, Formula, Post, Thread
 from collection.services.integrity import BadKey, bad_key, find_line, first_orphan
 
-# Posts go in chunks (threads of a chunk before its posts): bodies make rows large.
+# Off PostgreSQL, posts go in chunks (threads of a chunk before its posts).
 POST_CHUNK = 10_000
 SLT_CHUNK = 2_000
 # A conservative guess of an index row's size (ARQMath's average is ~80 bytes): too low a
