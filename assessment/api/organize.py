@@ -1,0 +1,210 @@
+"""Organizer endpoints (staff only): agreement tables and assignments over REST.
+
+GET  /api/organize/tasks/<task>/agreement/        pairwise kappas, means, alpha, training rounds
+GET  /api/organize/tasks/<task>/assignments/      active official and dual assignments
+POST the same  {"action": "assign" | "balance" | "dual", ...}   → 201 with what was created
+POST /api/organize/assignments/<id>/move/  {"assessor": "bob"}
+POST /api/organize/assignments/<id>/revoke/
+
+Rule breaks (a topic already assigned, a dual assessor who is the official one) answer 400
+with every problem listed; nothing is stored then.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from assessment.agreement import Agreement
+from assessment.models import Assignment
+from assessment.selectors.agreement import AgreementTable, task_agreement, training_rounds_agreement
+from assessment.selectors.dashboard import assignment_rows
+from assessment.services.assignments import (
+    AssignmentError,
+    assignment_move,
+    assignment_revoke,
+    assignments_balance,
+    assignments_create,
+    dual_assignments_create,
+)
+from collection.models import RetrievalTask, Topic
+
+__all__ = ["AgreementView", "AssignmentActionView", "AssignmentsView"]
+
+
+def _agreement(value: Agreement) -> dict[str, Any]:
+    return {"value": value.value, "n": value.n, "reason": value.reason or None}
+
+
+def _table(table: AgreementTable) -> dict[str, Any]:
+    return {
+        "pairs": [
+            {
+                "assessors": [first, second],
+                "shared_hits": pair.shared,
+                "kappa": _agreement(pair.kappa),
+                "kappa_binary": _agreement(pair.kappa_binary),
+                "kappa_linear": _agreement(pair.kappa_linear),
+                "kappa_quadratic": _agreement(pair.kappa_quadratic),
+                "percentage": _agreement(pair.percentage),
+            }
+            for first, second, pair, _ in table.pair_rows
+        ],
+        "assessors": [
+            {
+                "assessor": name,
+                "partners": mean.partners if mean else 0,
+                "mean_kappa": _agreement(mean.mean_kappa) if mean else None,
+                "mean_kappa_binary": _agreement(mean.mean_kappa_binary) if mean else None,
+                "gold_kappa": _agreement(gold.kappa) if gold else None,
+                "gold_kappa_binary": _agreement(gold.kappa_binary) if gold else None,
+            }
+            for name, mean, gold in table.assessor_rows
+        ],
+        "alpha_ordinal": _agreement(table.alpha_ordinal),
+        "alpha_nominal": _agreement(table.alpha_nominal),
+    }
+
+
+class AgreementView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Live agreement of a task")
+    def get(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        rounds = [
+            {"name": training_round.name, **_table(table)}
+            for training_round, table in training_rounds_agreement(task=task)
+        ]
+        return Response({"task": task.pk, **_table(task_agreement(task=task)), "training": rounds})
+
+
+class AssignmentRequest(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["assign", "balance", "dual"])
+    topics = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    assessor = serializers.CharField(required=False)
+    assessors = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    sample_size = serializers.IntegerField(min_value=1, required=False)
+    seed = serializers.IntegerField(required=False)
+
+
+class MoveRequest(serializers.Serializer):
+    assessor = serializers.CharField()
+
+
+def _assignment_out(assignment: Assignment) -> dict[str, Any]:
+    return {
+        "id": assignment.pk,
+        "topic": assignment.topic.number,
+        "assessor": assignment.assessor.get_username(),
+        "purpose": assignment.purpose,
+        "revoked_at": assignment.revoked_at,
+    }
+
+
+def _users(names: list[str]) -> list[User]:
+    found = {u.username: u for u in User.objects.filter(username__in=names, is_active=True)}
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise AssignmentError([f"no such user: {n}" for n in missing])
+    return [found[n] for n in names]
+
+
+def _topics(task: RetrievalTask, numbers: list[str]) -> list[Topic]:
+    found = {t.number: t for t in Topic.objects.filter(task=task, number__in=numbers)}
+    missing = [n for n in numbers if n not in found]
+    if missing:
+        raise AssignmentError([f"no such topic in this task: {n}" for n in missing])
+    return [found[n] for n in numbers]
+
+
+def _run_action(task: RetrievalTask, data: dict[str, Any], user: Any) -> list[Assignment]:
+    action = data["action"]
+    if action == "assign":
+        if not data.get("assessor") or not data["topics"]:
+            raise AssignmentError(["assign needs topics and an assessor"])
+        [assessor] = _users([data["assessor"]])
+        topics = _topics(task, data["topics"])
+        return assignments_create(topics=topics, assessor=assessor, created_by=user)
+    assessors = _users(data["assessors"])
+    if action == "balance":
+        return assignments_balance(task=task, assessors=assessors, created_by=user)
+    return dual_assignments_create(
+        task=task,
+        assessors=assessors,
+        created_by=user,
+        topics=_topics(task, data["topics"]) or None,
+        sample_size=data.get("sample_size"),
+        seed=data.get("seed"),
+    )
+
+
+class AssignmentsView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Active assignments of a task")
+    def get(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        rows = assignment_rows(task=task)
+        return Response(
+            [
+                {
+                    "id": r.assignment_id,
+                    "topic": r.topic,
+                    "assessor": r.assessor,
+                    "purpose": r.purpose,
+                    "judged": r.judged,
+                }
+                for r in rows
+            ]
+        )
+
+    @extend_schema(
+        request=AssignmentRequest, responses=OpenApiTypes.OBJECT, summary="Assign, balance, dual"
+    )
+    def post(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        form = AssignmentRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            created = _run_action(task, dict(form.validated_data), request.user)
+        except AssignmentError as error:
+            return Response({"problems": error.problems}, status=status.HTTP_400_BAD_REQUEST)
+        return Response([_assignment_out(a) for a in created], status=status.HTTP_201_CREATED)
+
+
+class AssignmentActionView(APIView):
+    """Move (``operation="move"``) or revoke (``operation="revoke"``) one assignment."""
+
+    permission_classes = [IsAdminUser]
+    operation = "revoke"
+
+    @extend_schema(request=MoveRequest, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request, assignment_id: int) -> Response:
+        assignment = get_object_or_404(
+            Assignment.objects.select_related("topic", "assessor"), pk=assignment_id
+        )
+        try:
+            if self.operation == "move":
+                form = MoveRequest(data=request.data)
+                form.is_valid(raise_exception=True)
+                [assessor] = _users([form.validated_data["assessor"]])
+                done = assignment_move(
+                    assignment=assignment,
+                    assessor=assessor,
+                    moved_by=request.user,  # type: ignore[arg-type]
+                )
+            else:
+                done = assignment_revoke(assignment=assignment)
+        except AssignmentError as error:
+            return Response({"problems": error.problems}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(_assignment_out(done))
