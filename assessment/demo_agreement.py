@@ -1,9 +1,10 @@
 """Demo step: official, dual and training judgments that look like a real campaign's.
 
-``demo_training_and_dual(campaign)`` gives the demo campaign's answer task assessors, balanced
-official assignments, dual-assessed topics and two finished training rounds, all judged by
-simulated assessors of different care and speed, so the dashboard opens on real charts
-(issue 6 §11). The benchmark reuses ``simulated_judgments`` for its large campaign.
+``demo_training_and_dual(campaign)`` gives the demo campaign's answer task two finished
+training rounds (every assessor, alice and bob too) and, for four simulated colleagues of
+different care and speed, the topics nobody holds (balanced), partly judged, some of them
+dual-assessed, so the dashboard opens on real charts (issue 6 §11). Run it after the step that
+gives alice and bob their topics: those stay untouched, ready for a person to judge.
 
 Simulation: each hit has a latent grade from how many runs put its item high in their ranking
 (sum of 1/rank, ranked within its topic: top 8% High, next 12% Medium, next 20% Low); an
@@ -45,14 +46,17 @@ class Profile:
     flag_rate: float
 
 
-# Two careful assessors, a hasty one (median under 5 s: "to look at") and a flag-happy one.
-PROFILES = (
-    Profile(0.85, 24.0, 0.01),
-    Profile(0.78, 17.0, 0.02),
-    Profile(0.62, 3.5, 0.01),
-    Profile(0.72, 28.0, 0.14),
-)
-EXTRA_ASSESSORS = ("erin", "frank")
+# Simulated colleagues of the demo's real logins (alice, bob): a careful one, a hasty one
+# (median under 5 s: "to look at"), a flag-happy one and a steady one. Nobody logs in as them.
+SIMULATED: dict[str, Profile] = {
+    "erin": Profile(0.84, 22.0, 0.01),
+    "frank": Profile(0.62, 3.5, 0.01),
+    "grace": Profile(0.72, 28.0, 0.14),
+    "heidi": Profile(0.77, 18.0, 0.02),
+}
+# alice and bob in the simulated training rounds (their own official topics stay untouched,
+# ready for a person to judge).
+CAREFUL = Profile(0.8, 20.0, 0.01)
 
 
 def latent_grades(task: RetrievalTask) -> dict[int, int]:
@@ -157,12 +161,13 @@ def _store(judgments: Sequence[Judgment]) -> None:
 
 
 def _assessors() -> list[User]:
-    for username in EXTRA_ASSESSORS:
+    """Every assessor (active, not staff, in no team), the simulated colleagues created."""
+    for username in SIMULATED:
         user, created = User.objects.get_or_create(
             username=username, defaults={"first_name": username.capitalize()}
         )
         if created:
-            user.set_unusable_password()  # simulated colleagues: nobody logs in as them
+            user.set_unusable_password()
             user.save(update_fields=["password"])
     return list(
         User.objects.filter(is_staff=False, is_active=True, teams__isnull=True).order_by("id")
@@ -245,19 +250,16 @@ def _demo(task: RetrievalTask, campaign: Campaign) -> str:
     rng = random.Random(campaign.seed)  # noqa: S311 (a reproducible demo)
     organizer = User.objects.filter(is_staff=True).order_by("id").first()
     people = _assessors()
-    profiles = {p.pk: PROFILES[i % len(PROFILES)] for i, p in enumerate(people)}
+    profiles = {p.pk: SIMULATED.get(p.username, CAREFUL) for p in people}
+    simulated = [p for p in people if p.username in SIMULATED]
     latent = latent_grades(task)
     topics = list(task.topics.order_by("id"))
-    # Improvement between rounds, as ARQMath saw: round 2 assessors are more careful.
+    # Improvement between rounds, as ARQMath saw: in round 2 everybody is more careful.
+    first_round = {
+        k: Profile(p.accuracy - 0.15, p.median_seconds, p.flag_rate) for k, p in profiles.items()
+    }
     _training_round(
-        task,
-        "Training round 1",
-        topics[:2],
-        people,
-        latent,
-        {k: Profile(p.accuracy - 0.15, p.median_seconds, p.flag_rate) for k, p in profiles.items()},
-        rng,
-        organizer,
+        task, "Training round 1", topics[:2], people, latent, first_round, rng, organizer
     )
     _training_round(
         task,
@@ -269,17 +271,26 @@ def _demo(task: RetrievalTask, campaign: Campaign) -> str:
         rng,
         organizer,
     )
-    assignments_balance(task=task, assessors=people, created_by=organizer)
-    dual_count = max(1, round(len(topics) * 0.3))
+    # The simulated colleagues take the topics nobody holds, and dual-assess each other's.
+    assignments_balance(task=task, assessors=simulated, created_by=organizer)
+    official = list(
+        Assignment.objects.filter(
+            topic__task=task,
+            purpose=Assignment.Purpose.OFFICIAL,
+            revoked_at__isnull=True,
+            assessor__in=simulated,
+        ).order_by("topic_id")
+    )
+    chosen = rng.sample(official, max(1, round(len(official) * 0.35))) if official else []
     duals = (
         dual_assignments_create(
             task=task,
-            assessors=people,
+            assessors=simulated,
             created_by=organizer,
-            sample_size=dual_count,
+            topics=[a.topic for a in chosen],
             seed=campaign.seed,
         )
-        if not Assignment.objects.filter(topic__task=task, purpose="dual").exists()
+        if chosen and len(simulated) > 1
         else []
     )
     hits_by_topic: dict[int, list[int]] = defaultdict(list)
@@ -289,9 +300,6 @@ def _demo(task: RetrievalTask, campaign: Campaign) -> str:
         .values_list("pk", "item__topic_id")
     ):
         hits_by_topic[topic_id].append(hit_id)
-    official = Assignment.objects.filter(
-        topic__task=task, purpose=Assignment.Purpose.OFFICIAL, revoked_at__isnull=True
-    ).exclude(judgments__isnull=False)
     made = []
     for assignment in official:
         share = rng.uniform(0.55, 1.0)  # the campaign is under way
@@ -299,6 +307,7 @@ def _demo(task: RetrievalTask, campaign: Campaign) -> str:
     made += _judge_assignments(duals, hits_by_topic, latent, profiles, rng)
     _store(made)
     return (
-        f"  2 training rounds, {len(duals)} dual-assessed topics, {len(made)} judgments by "
-        f"{len(people)} assessors"
+        f"  2 training rounds ({len(people)} assessors), {len(official)} topics judged by "
+        f"{len(simulated)} simulated colleagues, {len(duals)} of them dual-assessed, "
+        f"{len(made)} judgments"
     )

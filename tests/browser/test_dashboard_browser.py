@@ -5,6 +5,7 @@ import io
 import pytest
 from django.core.management import call_command
 
+from assessment.models import Assignment
 from collection.models import RetrievalTask
 from evaluation.management.commands.demo import CAMPAIGN
 
@@ -23,7 +24,7 @@ INKED_PIXELS = """(id) => {
 @pytest.fixture
 def demo_task(tmp_path) -> RetrievalTask:  # type: ignore[no-untyped-def]
     call_command(
-        "demo", "--dir", str(tmp_path), "--threads", "150", "--topics", "4", stdout=io.StringIO()
+        "demo", "--dir", str(tmp_path), "--threads", "150", "--topics", "8", stdout=io.StringIO()
     )
     return RetrievalTask.objects.get(campaign__name=CAMPAIGN, kind=RetrievalTask.Kind.ANSWER)
 
@@ -47,12 +48,12 @@ def test_kappa_chart_is_drawn_when_organizer_opens_the_demo_dashboard(
     page.goto(f"/organize/task/{demo_task.pk}/")
     page.wait_for_function("() => document.getElementById('chart-kappa-0')?.dataset.rendered")
     four_way, binary = datasets(page, "chart-kappa-0")
-    # alice, bob and the demo's two simulated colleagues, each with a defined mean kappa.
-    assert len(four_way) == len(binary) == 4
+    # alice, bob and the demo's four simulated colleagues, each with a defined mean kappa.
+    assert len(four_way) == len(binary) == 6
     assert all(value is not None and -1 <= value <= 1 for value in four_way + binary)
     for canvas in ("chart-kappa-0", "chart-progress", "chart-histogram"):
         assert page.evaluate(INKED_PIXELS, canvas) > 500, f"{canvas} is blank"
-    assert page.locator("#assessor-table tbody tr").count() == 4
+    assert page.locator("#assessor-table tbody tr").count() == 6
     screenshot("organize-task")
 
 
@@ -73,8 +74,12 @@ def test_assignment_and_adjudication_pages_list_the_demo_work_when_organizer_ope
 ) -> None:
     log_in_as_organizer(page)
     page.goto(f"/organize/task/{demo_task.pk}/assignments/")
-    # Four topics, one of them dual-assessed: five active assignments with Move and Revoke.
-    assert page.locator("#assignment-table form.inline-form button:has-text('Move')").count() == 5
+    active = Assignment.objects.filter(topic__task=demo_task, revoked_at__isnull=True).exclude(
+        purpose=Assignment.Purpose.TRAINING
+    )
+    assert active.filter(purpose=Assignment.Purpose.DUAL).exists()
+    buttons = page.locator("#assignment-table form.inline-form button:has-text('Move')")
+    assert buttons.count() == active.count()
     screenshot("organize-assignments")
     page.goto(f"/organize/task/{demo_task.pk}/adjudication/?difference=0")
     disputes = page.locator("article.dispute")

@@ -241,7 +241,7 @@ def test_demo_step_leaves_finished_rounds_and_dual_topics_when_pools_exist() -> 
     rounds = training_rounds_agreement(task=task)
     assert [r.name for r, _ in rounds] == ["Training round 1", "Training round 2"]
     for _, table in rounds:
-        assert len(table.means) == 4  # alice, bob and two simulated colleagues
+        assert len(table.means) == 6  # alice, bob and four simulated colleagues
         assert all(m.mean_kappa.value is not None for m in table.means)
     assert Assignment.objects.filter(topic__task=task, purpose="dual").count() == 2
     assert task_agreement(task=task).pairs

@@ -148,8 +148,9 @@ STEPS: list[tuple[str, Callable[[Demo], None]]] = [
     # Later issues add their steps here, one line each, e.g.
     # ("build pools", lambda demo: demo_build_pools(demo.campaign)),
     # ("assign topics to alice and bob", lambda demo: demo_assign(demo.campaign)),
-    ("training rounds and dual assessments", lambda d: d.write(demo_training_and_dual(d.campaign))),
     ("assign topics to alice and bob", lambda d: d.write(demo_assign(d.campaign))),
+    # After alice's and bob's topics: the simulated colleagues take the rest.
+    ("training rounds and dual assessments", lambda d: d.write(demo_training_and_dual(d.campaign))),
     ("export qrels and evaluate the runs", lambda d: d.write(demo_evaluate(d.campaign))),
 ]
 
