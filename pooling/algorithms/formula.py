@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import pairwise
 from typing import NamedTuple
 
 
@@ -66,6 +67,13 @@ def _ranking_key(row: FormulaRow) -> tuple[int, float, int]:
     return (row.rank, -row.score, -row.formula_id)
 
 
+def _in_rank_order(rows: Sequence[FormulaRow]) -> Sequence[FormulaRow]:
+    for previous, current in pairwise(rows):
+        if previous.rank >= current.rank:
+            return sorted(rows, key=_ranking_key)
+    return rows  # already strictly increasing ranks: the usual case, no sort needed
+
+
 def pooled_formula_rows(rows: Sequence[FormulaRow], k: int) -> RunFormulaPool:
     """Walk ``rows`` in rank order (ties: score desc, formula id desc) until ``k`` visual ids.
 
@@ -78,7 +86,7 @@ def pooled_formula_rows(rows: Sequence[FormulaRow], k: int) -> RunFormulaPool:
         return RunFormulaPool(pooled, 0)
     seen_visual: set[str] = set()
     seen_formula: set[int] = set()
-    for row in sorted(rows, key=_ranking_key):
+    for row in _in_rank_order(rows):
         if row.formula_id in seen_formula:
             continue
         seen_formula.add(row.formula_id)

@@ -150,38 +150,42 @@ def _distinct_visual_ids(rows: list[FormulaRow]) -> int:
 
 
 def _ranked_rows(
-    run_limits: dict[int, int],
+    run_cutoffs: dict[int, tuple[int, int]],
     topic_ids: Sequence[int],
-    cutoff: int,
     read: Callable[[str, Sequence[object], dict], None],
     enough: Callable[[list[Any]], int],
 ) -> dict[int, dict[int, list[Any]]]:
     """topic pk -> run pk -> rows, complete up to each run's limit (see the module docstring).
 
-    ``read`` takes a WHERE clause whose columns carry a ``{p}`` prefix placeholder."""
+    ``run_cutoffs`` maps a run to (its limit, the rank its first read stops at); ``read`` takes a
+    WHERE clause whose columns carry a ``{p}`` prefix placeholder."""
     into: dict[int, dict[int, list[Any]]] = defaultdict(lambda: defaultdict(list))
-    if not run_limits or not topic_ids:
+    if not run_cutoffs or not topic_ids:
         return into
-    run_ids = sorted(run_limits)
-    first = (
-        f"{{p}}run_id IN ({_placeholders(run_ids)}) "
-        f"AND {{p}}topic_id IN ({_placeholders(topic_ids)}) AND {{p}}rank <= %s"
-    )
-    read(first, [*run_ids, *topic_ids, cutoff], into)
+    by_cutoff: dict[int, list[int]] = defaultdict(list)
+    for run_id, (_limit, cutoff) in sorted(run_cutoffs.items()):
+        by_cutoff[cutoff].append(run_id)
+    clauses = [
+        f"({{p}}run_id IN ({_placeholders(ids)}) AND {{p}}rank <= %s)" for ids in by_cutoff.values()
+    ]
+    params: list[object] = [v for cutoff, ids in by_cutoff.items() for v in (*ids, cutoff)]
+    first = f"({' OR '.join(clauses)}) AND {{p}}topic_id IN ({_placeholders(topic_ids)})"
+    read(first, [*params, *topic_ids], into)
     # Short pairs read one wider window, then (rarely) everything that is left.
-    for low, high in ((cutoff, 4 * cutoff), (4 * cutoff, None)):
-        for run_id in run_ids:
-            short = [t for t in topic_ids if enough(into[t][run_id]) < run_limits[run_id]]
+    for widen in (4, None):
+        for run_id, (limit, cutoff) in sorted(run_cutoffs.items()):
+            short = [t for t in topic_ids if enough(into[t][run_id]) < limit]
             if not short:
                 continue
+            low = cutoff if widen == 4 else 4 * cutoff
             where = (
                 f"{{p}}run_id = %s AND {{p}}topic_id IN ({_placeholders(short)}) AND {{p}}rank > %s"
             )
-            params: list[object] = [run_id, *short, low]
-            if high is not None:
+            window: list[object] = [run_id, *short, low]
+            if widen is not None:
                 where += " AND {p}rank <= %s"
-                params.append(high)
-            read(where, params, into)
+                window.append(widen * cutoff)
+            read(where, window, into)
     return into
 
 
@@ -189,18 +193,22 @@ def answer_rows(
     specs: Sequence[RunSpec], settings: PoolSettings, topic_ids: Sequence[int]
 ) -> dict[int, dict[int, list[AnswerRow]]]:
     """Each run's ranked (rank, score, post id) rows per topic, enough to pool it."""
-    limits = {spec.run_id: answer_depth(spec, settings) for spec in specs}
-    cutoff = max(limits.values(), default=0) + 20  # room for a few repeated posts
-    return _ranked_rows(limits, topic_ids, cutoff, _read_answer, _distinct_posts)
+    cutoffs = {}
+    for spec in specs:
+        depth = answer_depth(spec, settings)
+        cutoffs[spec.run_id] = (depth, depth + 20)  # room for a few repeated posts
+    return _ranked_rows(cutoffs, topic_ids, _read_answer, _distinct_posts)
 
 
 def formula_rows(
     specs: Sequence[RunSpec], settings: PoolSettings, topic_ids: Sequence[int]
 ) -> dict[int, dict[int, list[FormulaRow]]]:
     """Each run's ranked formula rows per topic with visual ids, enough to pool it."""
-    limits = {spec.run_id: formula_k(spec, settings) for spec in specs}
-    cutoff = 4 * max(limits.values(), default=0)  # visual ids repeat: walk further
-    return _ranked_rows(limits, topic_ids, cutoff, _read_formula, _distinct_visual_ids)
+    cutoffs = {}
+    for spec in specs:
+        k = formula_k(spec, settings)
+        cutoffs[spec.run_id] = (k, 4 * k)  # visual ids repeat: walk further
+    return _ranked_rows(cutoffs, topic_ids, _read_formula, _distinct_visual_ids)
 
 
 def openqa_answers(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from collection.bulkload import bulk_insert
@@ -119,8 +119,10 @@ def pool_build(
     try:
         for start in range(0, len(topics), TOPICS_PER_PASS):
             chunk = topics[start : start + TOPICS_PER_PASS]
-            _write_chunk(list(_plans(target, settings, runs, chunk)), settings, build, counts)
-            _progress(build, start + len(chunk), progress)
+            plans = list(_plans(target, settings, runs, chunk))
+            _write_chunk(plans, settings, build, counts, done=start + len(chunk))
+            if progress is not None:
+                progress(start + len(chunk), len(topics))
     except Exception as error:
         PoolBuild.objects.filter(pk=build.pk).update(
             status=PoolBuild.Status.FAILED, error=str(error), finished_at=timezone.now()
@@ -149,12 +151,6 @@ def _start(
     build.error = ""
     build.save()
     return build
-
-
-def _progress(build: PoolBuild, done: int, progress: Progress | None) -> None:
-    PoolBuild.objects.filter(pk=build.pk).update(topics_done=done)
-    if progress is not None:
-        progress(done, build.topics_total)
 
 
 def _plans(
@@ -206,12 +202,15 @@ def _write_chunk(
     settings: PoolSettings,
     build: PoolBuild,
     counts: Counter[str],
+    *,
+    done: int,
 ) -> None:
     """Bring the stored pools of a few topics to their plans in one transaction, without
-    losing or re-ordering anything already stored."""
+    losing or re-ordering anything already stored; ``done`` topics are then finished."""
     topic_ids = [topic_id for topic_id, _number, _plan in chunk]
     changes = _Changes()
     with transaction.atomic():
+        _commit_without_waiting_for_disk()
         # Serialize concurrent builds of these topics (a no-op on SQLite, which locks the file).
         list(Topic.objects.select_for_update().filter(pk__in=topic_ids).order_by("pk").values("pk"))
         stored = stored_pools(topic_ids)
@@ -224,6 +223,19 @@ def _write_chunk(
             _contribution_changes(plan, ids, stored[topic_id], changes)
             _hit_changes(number, plan, ids, stored[topic_id], settings, changes)
         _write_contributions_and_hits(stored, changes, counts)
+        # In the same transaction: the progress shown never runs ahead of what is stored.
+        PoolBuild.objects.filter(pk=build.pk).update(topics_done=done)
+
+
+def _commit_without_waiting_for_disk() -> None:
+    """PostgreSQL: this transaction's commit returns before its WAL reaches the disk.
+
+    Safe for a build: a database crash can lose only the last chunks, never leave one half
+    written, and the build is only recorded as done by a normal (synchronous) commit, which
+    flushes every earlier chunk first. It saves a disk flush per chunk."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
 
 
 def _retire_vanished(stored: StoredPool, plan: dict[str, PlannedItem], changes: _Changes) -> None:
