@@ -70,8 +70,9 @@ class TopicProgress:
 
     @property
     def at_risk(self) -> bool:
-        """ARQMath dropped topics with fewer than 2 H+M-relevant items."""
-        return self.hits > 0 and self.relevant < 2
+        """ARQMath dropped topics with fewer than 2 H+M-relevant items; a topic nobody has
+        started on is not at risk yet, only waiting."""
+        return self.judged > 0 and self.relevant < 2
 
     @property
     def percent(self) -> float:

@@ -246,3 +246,12 @@ def test_demo_step_leaves_finished_rounds_and_dual_topics_when_pools_exist() -> 
     assert Assignment.objects.filter(topic__task=task, purpose="dual").count() == 2
     assert task_agreement(task=task).pairs
     assert demo_training_and_dual(task.campaign) == "training rounds exist already"
+
+
+def test_topic_is_not_at_risk_when_nobody_has_judged_it_yet() -> None:
+    task = RetrievalTaskFactory.create()
+    topic = TopicFactory.create(task=task)
+    HitFactory.create(item=PoolItemFactory.create(topic=topic))
+    [progress] = task_dashboard(task=task).topics
+    assert progress.hits == 1
+    assert not progress.at_risk
