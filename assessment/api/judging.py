@@ -90,7 +90,7 @@ class ItemJudgmentsView(APIView):
         return Response(_state(assignment, item_id, judgments))
 
     def post(self, request: Request, assignment_id: int, item_id: int) -> Response:
-        assignment = self._assignment(request, assignment_id)
+        # Scope is the service's: it locks the assessor's own assignment or answers 404.
         given = SubmitIn(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
@@ -105,7 +105,7 @@ class ItemJudgmentsView(APIView):
         ]
         try:
             stored = item_submit(
-                assignment=assignment,
+                assignment=Assignment(pk=assignment_id),
                 item=PoolItem(pk=item_id),
                 assessor=request.user,  # type: ignore[arg-type]
                 verdicts=verdicts,
@@ -117,4 +117,4 @@ class ItemJudgmentsView(APIView):
         except JudgmentInvalid as error:
             problems = {str(hit): text for hit, text in error.problems.items()}
             return Response({"problems": problems}, status=400)
-        return Response(_state(assignment, item_id, stored))
+        return Response(_state(stored[0].assignment, item_id, stored))

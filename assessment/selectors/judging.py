@@ -11,7 +11,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import Count, Exists, F, Func, IntegerField, Max, OuterRef, Q, Subquery
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    FilteredRelation,
+    Func,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 
 from assessment.models import Assignment, Judgment
@@ -33,6 +44,10 @@ __all__ = [
     "item_statuses",
     "next_unjudged_item_id",
 ]
+
+
+# The fields of the assessor's own judgment a page shows (never anyone else's).
+JUDGMENT_SHOWN = ("grade", "flag", "comment", "revision", "updated_at")
 
 
 class _Count(Subquery):
@@ -247,21 +262,41 @@ def item_judgments(assignment: Assignment, hit_ids: Iterable[int]) -> dict[int, 
 def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
     """Everything the judging page shows for one pool item, or None if not in the topic.
 
-    A constant number of queries (item, hits, posts, formulas, judgments, item statuses,
-    linked threads) whatever the pool size.
+    A constant number of queries (hits with their item and judgments, posts, formulas, item
+    statuses, linked threads) whatever the pool size.
     """
     topic = assignment.topic
-    item = PoolItem.objects.filter(pk=item_id, topic_id=topic.pk).only(
-        "pk", "topic_id", "key", "post_id", "visual_id", "answer", "display_order"
-    )
-    item_obj = item.first()
-    if item_obj is None:
-        return None
+    item_fields = ("key", "post_id", "visual_id", "answer", "display_order")
+    # The item, its hits and this assignment's judgments of them in one query.
     hits = list(
-        Hit.objects.filter(item_id=item_obj.pk)
+        Hit.objects.filter(item_id=item_id, item__topic_id=topic.pk)
+        .select_related("item")
+        .only(
+            "pk",
+            "item_id",
+            "post_id",
+            "formula_id",
+            "position",
+            "item__topic_id",
+            *(f"item__{name}" for name in item_fields),
+        )
+        .annotate(
+            mine=FilteredRelation("judgments", condition=Q(judgments__assignment=assignment)),
+            **{f"mine_{name}": F(f"mine__{name}") for name in JUDGMENT_SHOWN},
+        )
         .order_by("position", "pk")
-        .only("pk", "item_id", "post_id", "formula_id", "position")
     )
+    item_obj: PoolItem | None
+    if hits:
+        item_obj = hits[0].item
+    else:  # an item without hits still has a page, saying so
+        item_obj = (
+            PoolItem.objects.filter(pk=item_id, topic_id=topic.pk)
+            .only("topic_id", *item_fields)
+            .first()
+        )
+        if item_obj is None:
+            return None
     posts = {
         p.pk: p
         for p in Post.objects.filter(pk__in={h.post_id for h in hits if h.post_id})
@@ -279,7 +314,6 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
         if formula_ids
         else {}
     )
-    judgments = item_judgments(assignment, [h.pk for h in hits])
     statuses = item_statuses(assignment)
     thread_titles = [p.thread.title for p in posts.values() if p.kind == Post.Kind.QUESTION]
     htmls = [topic.title, topic.question, *(p.body for p in posts.values()), *thread_titles]
@@ -287,7 +321,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
     # A topic's own question is usually not in the collection (ARQMath took topics from later
     # years); when it is, its thread gets a link like any post's.
     thread_of = _thread_of(htmls, also=[topic.thread_id] if topic.thread_id else [])
-    views = [_hit_view(h, posts, formulas, judgments, thread_of) for h in hits]
+    views = [_hit_view(h, posts, formulas, thread_of) for h in hits]
     return _assemble(assignment, item_obj, views, statuses, thread_of)
 
 
@@ -295,7 +329,6 @@ def _hit_view(
     hit: Hit,
     posts: dict[int, Post],
     formulas: dict[int, Formula],
-    judgments: dict[int, Judgment],
     thread_of: dict[int, int],
 ) -> HitView:
     post = posts.get(hit.post_id) if hit.post_id else None
@@ -306,7 +339,8 @@ def _hit_view(
     def clean(html: str) -> str:
         return clean_post_html(html, thread_of=thread_of, highlight_formula_id=highlight)
 
-    judgment = judgments.get(hit.pk)
+    mine = {name: getattr(hit, f"mine_{name}") for name in JUDGMENT_SHOWN}
+    judged = mine["revision"] is not None
     return HitView(
         hit_id=hit.pk,
         position=hit.position,
@@ -318,11 +352,11 @@ def _hit_view(
         formula_latex=formula.latex if formula else "",
         formula_in=formula.location if formula else "",
         comment_html=clean(formula.comment.text) if formula and formula.comment else "",
-        grade=judgment.grade if judgment else None,
-        flag=judgment.flag if judgment else "",
-        comment=judgment.comment if judgment else "",
-        revision=judgment.revision if judgment else 0,
-        updated_at=judgment.updated_at if judgment else None,
+        grade=mine["grade"],
+        flag=mine["flag"] if judged else "",
+        comment=mine["comment"] if judged else "",
+        revision=mine["revision"] if judged else 0,
+        updated_at=mine["updated_at"],
     )
 
 

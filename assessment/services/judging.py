@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
+from django.db.models import F, Func, IntegerField, OuterRef, Subquery
 from django.utils import timezone
 
 from assessment.models import Assignment, Judgment, JudgmentRevision
@@ -71,19 +72,33 @@ class HitVerdict:
         return None
 
 
-def _locked_assignment(assignment_id: int, assessor: AbstractBaseUser) -> Assignment:
-    """The assessor's own active assignment, row-locked.
+def _locked_assignment(
+    assignment_id: int, assessor: AbstractBaseUser, item_id: int, hit_ids: Sequence[int]
+) -> Assignment:
+    """The assessor's own active assignment, row-locked, once the hits are checked to be
+    the item's and the item its topic's (one query).
 
     The lock serializes every submit to one assignment, so two requests for the same
     (assignment, hit) cannot both insert: the second waits, then finds the first's row.
     """
+    in_scope = Hit.objects.filter(
+        pk__in=hit_ids, item_id=item_id, item__topic_id=OuterRef("topic_id")
+    )
     locked = (
         Assignment.objects.select_for_update(of=("self",))
         .filter(pk=assignment_id, assessor_id=assessor.pk, revoked_at__isnull=True)
+        .annotate(
+            hits_in_scope=Subquery(
+                in_scope.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")[:1],
+                output_field=IntegerField(),
+            )
+        )
         .first()
     )
     if locked is None:
         raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
+    if locked.hits_in_scope != len(hit_ids):  # type: ignore[attr-defined]
+        raise JudgingNotFound(f"a hit is not part of pool item {item_id} of this topic")
     if locked.submitted_at is not None:
         # A handed-in training round is compared with the gold grades: it stays as it was.
         raise JudgmentInvalid(
@@ -126,6 +141,8 @@ def _apply(
     comment_of = {v.hit_id: v.comment.strip() for v in verdicts}
     for verdict in verdicts:
         judgment = existing.get(verdict.hit_id)
+        if judgment is not None:
+            judgment.assignment = assignment  # the locked row: callers read it from here
         comment = comment_of[verdict.hit_id]
         if judgment is None:
             judgment = Judgment(
@@ -199,10 +216,7 @@ def _submit(
     if problems:
         raise JudgmentInvalid(problems)
     with transaction.atomic():
-        locked = _locked_assignment(assignment_id, assessor)
-        found = Hit.objects.filter(pk__in=hit_ids, item_id=item_id, item__topic_id=locked.topic_id)
-        if found.count() != len(hit_ids):
-            raise JudgingNotFound(f"a hit is not part of pool item {item_id} of this topic")
+        locked = _locked_assignment(assignment_id, assessor, item_id, hit_ids)
         return _apply(
             assignment=locked,
             verdicts=verdicts,
