@@ -136,7 +136,7 @@ class _Reader:
         self.tag = fields[self.tag_column]
         self.run.tag = self.tag.decode()
 
-    def topic_docs(self, topic: bytes, lineno: int) -> set[int | str] | None:
+    def topic_docs(self, topic: bytes) -> set[int | str] | None:
         """The documents seen for ``topic``, after checking it once; None if not of the task."""
         if topic in self.docs:
             return self.docs[topic]
@@ -165,7 +165,7 @@ class _Reader:
 
     def accept(self, topic: bytes, record: RunRecord) -> None:
         run = self.run
-        docs = self.topic_docs(topic, record.line)
+        docs = self.topic_docs(topic)
         if docs is None:
             run.error(record.line, "topic", f"topic {record.topic!r} is not a topic of this task")
             return
@@ -244,7 +244,7 @@ def _fast_rows(
         except ValueError:
             score = _NAN
         if fields[0] != current:  # rows come grouped by topic: one lookup per change
-            current, docs = fields[0], reader.topic_docs(fields[0], lineno)
+            current, docs = fields[0], reader.topic_docs(fields[0])
         if not (doc_field.isdigit() and rank_field.isdigit() and len(doc_field) < 19):
             reader.slow_line(lineno, fields)
             continue

@@ -150,6 +150,7 @@ def run_submit(
     parsed = run_validate(task=task, stream=stream, file_name=file_name)
     if not parsed.ok:
         raise RunValidationError(parsed.report())
+    report = parsed.report()
     values = {
         "role": role,
         "is_manual": is_manual,
@@ -160,17 +161,18 @@ def run_submit(
         "file_format": parsed.format.value if parsed.format else "",
         "row_count": len(parsed.columns),
         "status": Run.Status.ACCEPTED,
-        "report": parsed.report(),
+        "report": report,
         "uploaded_by": uploaded_by,
         "uploaded_at": now,
         **(organizer_fields or {}),
     }
-    return _store(task, team, tag, parsed, values)
+    run, created = _store(task, team, tag, parsed, values)
+    return RunSubmission(run=run, created=created, warnings=report["warnings"])
 
 
 def _store(
     task: RetrievalTask, team: Team, tag: str, parsed: ParsedRun, values: dict[str, Any]
-) -> RunSubmission:
+) -> tuple[Run, bool]:
     topic_ids = task_topic_ids(task)
     with transaction.atomic():
         # Lock the team so two uploads cannot both pass the run limits or race on one tag.
@@ -187,7 +189,7 @@ def _store(
             run.version += 1
             run.save()
         run_rows_store(run_id=run.pk, columns=parsed.columns, topic_ids=topic_ids)
-    return RunSubmission(run=run, created=created, warnings=parsed.report()["warnings"])
+    return run, created
 
 
 def team_ensure(*, name: str) -> tuple[Team, bool]:
