@@ -60,7 +60,7 @@ def write_runs(folder: Path, topics: int, rows: int, runs: int) -> list[Path]:
     rng = random.Random(20220)
     paths = []
     for n in range(runs):
-        lines = []
+        lines: list[str] = []
         for t in range(1, topics + 1):
             docs = rng.sample(range(1, ANSWER_POSTS + 1), rows)
             lines.extend(
