@@ -338,6 +338,10 @@
   function toggle(id) {
     var panel = document.getElementById(id);
     if (!panel) return;
+    ["legend", "definitions"].forEach(function (other) {  // one overlay at a time
+      var card = document.getElementById(other);
+      if (card && other !== id) card.hidden = true;
+    });
     panel.hidden = !panel.hidden;
     var button = $('[data-toggle="' + id + '"]', page.root);
     if (button) button.setAttribute("aria-expanded", String(!panel.hidden));

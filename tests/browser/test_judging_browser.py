@@ -196,3 +196,44 @@ def test_second_tab_shows_latest_judgment_when_it_comes_back_into_view(page, log
     other.wait_for_function("() => document.querySelector(\".hit input[value='3']\").checked")
     assert "saved" in other.locator("[data-state]").inner_text()
     assert other.locator("[data-judged]").inner_text() == "1"
+
+
+def test_active_time_counts_short_pauses_and_drops_idle_gaps_when_over_two_minutes(
+    page, login
+) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=2)
+    assignment = assign(pool, "alice")
+    login("alice")
+    page.clock.install()
+    page.goto(_judge_url(assignment.pk, pool.items[0].pk))
+    page.wait_for_selector(".hit.is-focused")
+    page.clock.fast_forward(30_000)  # reading for 30 s: counted
+    page.keyboard.press("h")
+    page.clock.fast_forward(5 * 60_000)  # away for 5 minutes: an idle gap, not counted
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(rf"/{pool.items[1].pk}/$"))
+    seconds = Judgment.objects.get().active_seconds
+    assert 29 <= seconds <= 40, seconds
+
+
+def test_legend_and_definitions_open_one_at_a_time_when_keys_pressed(
+    page, login, screenshot
+) -> None:  # type: ignore[no-untyped-def]
+    pool = formula_pool(items=1, instances=2)
+    assignment = assign(pool, "alice")
+    login("alice")
+    page.goto(_judge_url(assignment.pk, pool.items[0].pk))
+    page.wait_for_selector(".hit.is-focused")
+    legend = page.locator("#legend")
+    assert not legend.is_visible()
+    page.keyboard.press("?")
+    assert legend.is_visible()
+    screenshot("judge-legend")
+    page.keyboard.press("g")  # one overlay at a time
+    assert page.locator("#definitions").is_visible()
+    assert not legend.is_visible()
+    screenshot("judge-definitions")
+    page.keyboard.press("?")
+    page.keyboard.press("Escape")
+    assert not legend.is_visible()
+    assert not page.locator("#definitions").is_visible()

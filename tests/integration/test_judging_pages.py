@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from assessment.models import Judgment, JudgmentRevision
 from assessment.services.judging import judgment_submit
-from tests.factories import UserFactory
+from tests.factories import HitFactory, PoolItemFactory, UserFactory
 from tests.integration.test_judging_pools import (
     SECRET_RUN_TAG,
     SECRET_TEAM,
@@ -302,3 +302,21 @@ def test_admin_lists_assignments_and_shows_revisions_when_organizer(
     detail = client.get(reverse("admin:assessment_judgment_change", args=[judgment.pk]))
     assert detail.status_code == 200
     assert detail.content.decode().count('class="field-number"') >= 2  # both revisions shown
+
+
+def test_generated_answer_is_shown_escaped_when_open_qa_item() -> None:
+    pool = answer_pool(items=1)
+    item = PoolItemFactory.create(
+        topic=pool.topic,
+        post_id=None,
+        key="d_1",
+        answer="Use $x^2 \\geq 0$ <script>alert(1)</script>",
+        display_order=99,
+    )
+    hit = HitFactory.create(item=item, post_id=None)
+    assignment = assign(pool, "alice")
+    html = _client("alice").get(_judge(assignment.pk, item.pk)).content.decode()
+    assert "Generated answer" in html
+    assert "Use $x^2 \\geq 0$ &lt;script&gt;" in html
+    assert "<script>alert(1)" not in html
+    assert f'name="choice-{hit.pk}"' in html
