@@ -251,6 +251,8 @@ class FeedbackRow:
     grade: int | None
     flag: str
     gold: int | None
+    assignment_id: int = 0
+    item_id: int = 0
 
 
 def training_feedback(*, training_round: TrainingRound, assessor: User) -> list[FeedbackRow] | None:
@@ -268,11 +270,19 @@ def training_feedback(*, training_round: TrainingRound, assessor: User) -> list[
     rows = (
         Judgment.objects.filter(Q(assignment__training_round=training_round) & Q(assessor=assessor))
         .order_by("hit__item__topic_id", "hit__item__display_order", "hit__position")
-        .values_list("hit__item__topic__number", "hit__item__key", "hit_id", "grade", "flag")
+        .values_list(
+            "hit__item__topic__number",
+            "hit__item__key",
+            "hit_id",
+            "grade",
+            "flag",
+            "assignment_id",
+            "hit__item_id",
+        )
     )
     return [
-        FeedbackRow(topic, key, hit_id, grade, flag, gold.get(hit_id))
-        for topic, key, hit_id, grade, flag in rows
+        FeedbackRow(topic, key, hit_id, grade, flag, gold.get(hit_id), assignment_id, item_id)
+        for topic, key, hit_id, grade, flag, assignment_id, item_id in rows
     ]
 
 

@@ -53,10 +53,13 @@ def training_round_page(request: HttpRequest, round_id: int) -> HttpResponse:
             if item.topic_id == assignment.topic_id
         ]
         topics.append((assignment, rows))
+    feedback = training_feedback(training_round=training_round, assessor=user)
     context = {
         "training_round": training_round,
         "topics": topics,
         "submitted": all(a.submitted_at for a in mine),
-        "feedback": training_feedback(training_round=training_round, assessor=user),
+        "feedback": feedback or [],
+        "same": sum(row.grade == row.gold for row in feedback or []),
+        "grade_names": {3: "High", 2: "Medium", 1: "Low", 0: "Not relevant"},
     }
     return render(request, "organize/training_round.html", context)

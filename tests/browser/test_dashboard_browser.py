@@ -91,3 +91,21 @@ def test_assignment_and_adjudication_pages_list_the_demo_work_when_organizer_ope
     page.wait_for_load_state("networkidle")
     assert page.locator("article.dispute .badge.final").count() == 1
     screenshot("organize-adjudication")
+
+
+def test_assessor_sees_gold_beside_own_grades_when_opening_a_submitted_round(
+    page, demo_task, screenshot
+) -> None:
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password]", "alice-demo")
+    page.click("form button[type=submit], form input[type=submit]")
+    page.wait_for_load_state("networkidle")
+    training_round = demo_task.training_rounds.order_by("id").first()
+    assert training_round is not None
+    page.goto(f"/training/{training_round.pk}/")
+    rows = page.locator("#feedback-table tbody tr")
+    assert rows.count() == training_round.items.count()
+    screenshot("training-feedback")
+    # The organizer's pages stay closed to her.
+    assert page.goto(f"/organize/task/{demo_task.pk}/").status == 403
