@@ -152,3 +152,15 @@ def test_import_topics_command_reports_counts_and_errors_when_run(
     bad.write_text('<?xml version="1.0"?>\n<Topics>\n<Topic number="A.1"><Title>x</Topic>\n')
     with pytest.raises(CommandError, match=r"^topics.xml line 3: malformed XML"):
         call_command("import_topics", str(bad), "--campaign=C", "--task=answer")
+
+
+def test_openqa_task_takes_the_answer_topics_when_given_the_2022_task1_file(
+    arqmath_data: Path,
+) -> None:
+    report = topics_import(
+        path=arqmath_data / "topics" / "2022" / "task1-topics.xml",
+        campaign_name="ARQMath-3",
+        task_kind="openqa",
+    )
+    assert report == TopicsImportReport(created=100, updated=0, unchanged=0)
+    assert RetrievalTask.objects.get(kind="openqa").topics.filter(number="A.400").exists()
