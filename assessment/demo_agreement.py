@@ -4,7 +4,8 @@
 training rounds (every assessor, alice and bob too) and, for four simulated colleagues of
 different care and speed, the topics nobody holds (balanced), partly judged, some of them
 dual-assessed, so the dashboard opens on real charts (issue 6 §11). Run it after the step that
-gives alice and bob their topics: those stay untouched, ready for a person to judge.
+gives alice and bob their topics: each has made a start on their first one, the rest waits for
+a person to judge.
 
 Simulation: each hit has a latent grade from how many runs put its item high in their ranking
 (sum of 1/rank, ranked within its topic: top 8% High, next 12% Medium, next 20% Low); an
@@ -54,8 +55,7 @@ SIMULATED: dict[str, Profile] = {
     "grace": Profile(0.72, 28.0, 0.14),
     "heidi": Profile(0.77, 18.0, 0.02),
 }
-# alice and bob in the simulated training rounds (their own official topics stay untouched,
-# ready for a person to judge).
+# alice and bob in the simulated training rounds and on the start of their first topic.
 CAREFUL = Profile(0.8, 20.0, 0.01)
 
 
@@ -246,6 +246,20 @@ def demo_training_and_dual(campaign: Campaign | None) -> str:
         return _demo(task, campaign)
 
 
+def _first_topics_of_people(task: RetrievalTask, people: list[User]) -> list[Assignment]:
+    """Each person's first active official assignment in the task that has no judgment."""
+    first: dict[int, Assignment] = {}
+    for assignment in Assignment.objects.filter(
+        topic__task=task,
+        purpose=Assignment.Purpose.OFFICIAL,
+        revoked_at__isnull=True,
+        assessor__in=people,
+        judgments__isnull=True,
+    ).order_by("topic_id"):
+        first.setdefault(assignment.assessor_id, assignment)
+    return list(first.values())
+
+
 def _demo(task: RetrievalTask, campaign: Campaign) -> str:
     rng = random.Random(campaign.seed)  # noqa: S311 (a reproducible demo)
     organizer = User.objects.filter(is_staff=True).order_by("id").first()
@@ -305,6 +319,10 @@ def _demo(task: RetrievalTask, campaign: Campaign) -> str:
         share = rng.uniform(0.55, 1.0)  # the campaign is under way
         made += _judge_assignments([assignment], hits_by_topic, latent, profiles, rng, share)
     made += _judge_assignments(duals, hits_by_topic, latent, profiles, rng)
+    # alice and bob have made a start on their first topic; the rest waits for a person.
+    for assignment in _first_topics_of_people(task, [p for p in people if p not in simulated]):
+        share = rng.uniform(0.3, 0.5)
+        made += _judge_assignments([assignment], hits_by_topic, latent, profiles, rng, share)
     _store(made)
     return (
         f"  2 training rounds ({len(people)} assessors), {len(official)} topics judged by "
