@@ -233,3 +233,26 @@ def test_round_page_shows_gold_beside_own_grades_only_after_submitting(client) -
     page = client.get(url)
     assert b"feedback-table" in page.content
     assert b"You handed this round in" in page.content
+
+
+@pytest.mark.parametrize(
+    ("path", "topics"),
+    [("2020/task1-qrels.tsv", 77), ("2022/task2-qrels-visual-ids-v3.tsv", 76)],
+)
+def test_gold_qrels_parse_reads_every_row_when_given_real_arqmath_qrels(
+    arqmath_data, path, topics
+) -> None:
+    text = (arqmath_data / "qrels" / path).read_text()
+    gold = gold_qrels_parse(text)
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    assert len(gold) == len({(r[0], r[2]) for r in rows})
+    assert len({topic for topic, _ in gold}) == topics
+    assert set(gold.values()) == {0, 1, 2, 3}
+
+
+def test_gold_qrels_parse_drops_task3_flags_when_given_real_task3_qrels(arqmath_data) -> None:
+    text = (arqmath_data / "qrels" / "2022" / "task3-qrels.tsv").read_text()
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    gold = gold_qrels_parse(text)
+    assert len(gold) == sum(int(r[3]) <= 3 for r in rows)
+    assert len(gold) < len(rows)  # some answers were system failures or "do not know"
