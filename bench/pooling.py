@@ -37,6 +37,7 @@ sys.path.insert(0, str(REPO))
 UNIVERSE = 3_000  # candidate posts (formulas) per topic
 RUNS_PER_TEAM = 5  # one primary and four alternates, as ARQMath allowed
 INSTANCES_PER_VISUAL_ID = 4
+REPEAT = 3  # pure timings: best of 3, the machine is shared
 
 
 def _scratch_database() -> str:
@@ -186,7 +187,10 @@ def timed_build(campaign: str, kind: str) -> dict[str, float]:
     return {"wall": wall, "service": service, "rss_mb": max(peak, before) / 1024}
 
 
-def pure_answer(ranked: dict, topics: int, depths: list[int]) -> tuple[float, dict[int, set]]:
+def pure_answer(
+    ranked: dict, topics: int, depths: list[int], repeat: int = REPEAT
+) -> tuple[float, dict[int, set]]:
+    """Best of ``repeat`` timings of the pure answer pooling of every topic."""
     from pooling.algorithms import answer_pool
 
     runs_rows = {
@@ -194,17 +198,20 @@ def pure_answer(ranked: dict, topics: int, depths: list[int]) -> tuple[float, di
             for t in range(topics)}
         for r in ranked
     }  # fmt: skip
-    start = time.perf_counter()
-    pools = {
-        t: answer_pool((r, runs_rows[r][t], depths[r]) for r in runs_rows) for t in range(topics)
-    }
-    seconds = time.perf_counter() - start
-    return seconds, {t: set(pool) for t, pool in pools.items()}
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        pools = {
+            t: answer_pool((r, runs_rows[r][t], depths[r]) for r in runs_rows)
+            for t in range(topics)
+        }
+        best = min(best, time.perf_counter() - start)
+    return best, {t: set(pool) for t, pool in pools.items()}
 
 
 def pure_answer_memory(ranked: dict, topics: int, depths: list[int]) -> float:
     tracemalloc.start()
-    pure_answer(ranked, topics, depths)
+    pure_answer(ranked, topics, depths, repeat=1)
     _current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak / 2**20
@@ -254,12 +261,16 @@ def pure_formula(ranked: dict, topics: int, ks: list[int]) -> float:
                 fid = formula_of(t, i)
                 rows.append(FormulaRow(rank, 2000.0 - rank, fid, fid // 2, fid // 6, str(fid // 4)))
             runs_rows[r][t] = rows
-    start = time.perf_counter()
-    for t in range(topics):
-        pool = formula_pool((r, runs_rows[r][t], ks[r]) for r in runs_rows)
-        for visual_id, candidates in pool.candidates.items():
-            select_instances(list(candidates.values()), 5, "vote", item_rng(0, str(t), visual_id))
-    return time.perf_counter() - start
+    best = float("inf")
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        for t in range(topics):
+            pool = formula_pool((r, runs_rows[r][t], ks[r]) for r in runs_rows)
+            for visual_id, candidates in pool.candidates.items():
+                rng = item_rng(0, str(t), visual_id)
+                select_instances(list(candidates.values()), 5, "vote", rng)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def report(label: str, seconds: float, note: str = "") -> None:
@@ -304,7 +315,7 @@ def run_benchmark(args: argparse.Namespace) -> None:
 
     print(
         f"pooling: {args.topics} topics x {args.runs} runs x {args.rows} rows per task, "
-        f"PostgreSQL, {os.cpu_count()} CPUs",
+        f"PostgreSQL, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
     answer, formula, a_topics, f_topics, runs = setup_campaign(args.topics, args.runs)
@@ -339,20 +350,23 @@ def run_benchmark(args: argparse.Namespace) -> None:
 
     roles = [45 if r % RUNS_PER_TEAM == 0 else 20 for r in range(args.runs)]
     seconds, _ = pure_answer(answer_ranked, args.topics, roles)
-    report("pure answer pooling (45 primary / 20 alternate)", seconds)
+    report("pure answer pooling (45 primary / 20 alternate)", seconds, "best of 3")
     ours, our_pool = pure_answer(answer_ranked, args.topics, [45] * args.runs)
     memory = pure_answer_memory(answer_ranked, args.topics, [45] * args.runs)
-    report("pure answer pooling (every run at 45)", ours, f"peak {memory:.0f} MB incl. the runs")
+    report("pure answer pooling (every run at 45)", ours, f"best of 3; peak {memory:.0f} MB")
     peer, peer_pool = trectools_pool(answer_ranked, args.topics, 45)
     report("trectools TrecPoolMaker topX=45 (peer)", peer, f"ours is {peer / ours:.1f}x faster")
     same = our_pool == peer_pool
     print(f"{'same pool as trectools at depth 45':<46} {'yes' if same else 'NO'}", flush=True)
     ks = [25 if r % RUNS_PER_TEAM == 0 else 15 for r in range(args.runs)]
     report(
-        "pure formula pooling + votes (k 25/15, N 5)", pure_formula(formula_ranked, args.topics, ks)
+        "pure formula pooling + votes (k 25/15, N 5)",
+        pure_formula(formula_ranked, args.topics, ks),
+        "best of 3",
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{'peak RSS of this process':<46} {peak:8.0f} MB")
+    print(f"{'peak RSS of this process (runs held 3 ways)':<46} {peak:8.0f} MB")
+    print(f"{'load average at the end':<46} {os.getloadavg()[0]:8.1f}")
 
 
 if __name__ == "__main__":

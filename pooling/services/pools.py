@@ -306,10 +306,11 @@ def _contribution_changes(
         for pair, (pk, rank) in stored.contributions.items()
         if pair[0] not in deleted and wanted.get(pair) != rank
     ]
+    have = {pair: rank for pair, (_pk, rank) in stored.contributions.items()}
     changes.new_contributions += [
         (item_id, run_id, rank)
-        for (item_id, run_id), rank in sorted(wanted.items())
-        if stored.contributions.get((item_id, run_id), (0, None))[1] != rank
+        for (item_id, run_id), rank in wanted.items()
+        if have.get((item_id, run_id)) != rank
     ]
 
 
