@@ -260,6 +260,45 @@ def _first_topics_of_people(task: RetrievalTask, people: list[User]) -> list[Ass
     return list(first.values())
 
 
+def _colleagues_take_over(
+    task: RetrievalTask, simulated: list[User], organizer: User | None, rng: random.Random
+) -> tuple[list[Assignment], list[Assignment]]:
+    """The simulated colleagues take the topics nobody holds and dual-assess about a third of
+    each other's; returns (their official assignments, the dual ones)."""
+    assignments_balance(task=task, assessors=simulated, created_by=organizer)
+    official = list(
+        Assignment.objects.filter(
+            topic__task=task,
+            purpose=Assignment.Purpose.OFFICIAL,
+            revoked_at__isnull=True,
+            assessor__in=simulated,
+        ).order_by("topic_id")
+    )
+    chosen = rng.sample(official, max(1, round(len(official) * 0.35))) if official else []
+    if not chosen or len(simulated) < 2:
+        return official, []
+    duals = dual_assignments_create(
+        task=task,
+        assessors=simulated,
+        created_by=organizer,
+        topics=[a.topic for a in chosen],
+        seed=rng.randrange(1_000_000),
+    )
+    return official, duals
+
+
+def _hits_by_topic(task: RetrievalTask) -> dict[int, list[int]]:
+    hits: dict[int, list[int]] = defaultdict(list)
+    rows = (
+        Hit.objects.filter(item__topic__task=task)
+        .order_by("item__display_order", "position")
+        .values_list("pk", "item__topic_id")
+    )
+    for hit_id, topic_id in rows:
+        hits[topic_id].append(hit_id)
+    return hits
+
+
 def _demo(task: RetrievalTask, campaign: Campaign) -> str:
     rng = random.Random(campaign.seed)  # noqa: S311 (a reproducible demo)
     organizer = User.objects.filter(is_staff=True).order_by("id").first()
@@ -272,57 +311,22 @@ def _demo(task: RetrievalTask, campaign: Campaign) -> str:
     first_round = {
         k: Profile(p.accuracy - 0.15, p.median_seconds, p.flag_rate) for k, p in profiles.items()
     }
-    _training_round(
-        task, "Training round 1", topics[:2], people, latent, first_round, rng, organizer
-    )
-    _training_round(
-        task,
-        "Training round 2",
-        topics[2:4] or topics[:2],
-        people,
-        latent,
-        profiles,
-        rng,
-        organizer,
-    )
-    # The simulated colleagues take the topics nobody holds, and dual-assess each other's.
-    assignments_balance(task=task, assessors=simulated, created_by=organizer)
-    official = list(
-        Assignment.objects.filter(
-            topic__task=task,
-            purpose=Assignment.Purpose.OFFICIAL,
-            revoked_at__isnull=True,
-            assessor__in=simulated,
-        ).order_by("topic_id")
-    )
-    chosen = rng.sample(official, max(1, round(len(official) * 0.35))) if official else []
-    duals = (
-        dual_assignments_create(
-            task=task,
-            assessors=simulated,
-            created_by=organizer,
-            topics=[a.topic for a in chosen],
-            seed=campaign.seed,
-        )
-        if chosen and len(simulated) > 1
-        else []
-    )
-    hits_by_topic: dict[int, list[int]] = defaultdict(list)
-    for hit_id, topic_id in (
-        Hit.objects.filter(item__topic__task=task)
-        .order_by("item__display_order", "position")
-        .values_list("pk", "item__topic_id")
+    for name, round_topics, round_profiles in (
+        ("Training round 1", topics[:2], first_round),
+        ("Training round 2", topics[2:4] or topics[:2], profiles),
     ):
-        hits_by_topic[topic_id].append(hit_id)
+        _training_round(task, name, round_topics, people, latent, round_profiles, rng, organizer)
+    official, duals = _colleagues_take_over(task, simulated, organizer, rng)
+    hits = _hits_by_topic(task)
     made = []
     for assignment in official:
         share = rng.uniform(0.55, 1.0)  # the campaign is under way
-        made += _judge_assignments([assignment], hits_by_topic, latent, profiles, rng, share)
-    made += _judge_assignments(duals, hits_by_topic, latent, profiles, rng)
+        made += _judge_assignments([assignment], hits, latent, profiles, rng, share)
+    made += _judge_assignments(duals, hits, latent, profiles, rng)
     # alice and bob have made a start on their first topic; the rest waits for a person.
     for assignment in _first_topics_of_people(task, [p for p in people if p not in simulated]):
         share = rng.uniform(0.3, 0.5)
-        made += _judge_assignments([assignment], hits_by_topic, latent, profiles, rng, share)
+        made += _judge_assignments([assignment], hits, latent, profiles, rng, share)
     _store(made)
     return (
         f"  2 training rounds ({len(people)} assessors), {len(official)} topics judged by "

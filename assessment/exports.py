@@ -104,34 +104,51 @@ AGREEMENT_COLUMNS = (
 
 def agreement_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
     """Pairs, then per-assessor means, then gold agreement and alpha, under one header."""
-    for pair in table.pairs:
-        note = pair.kappa.reason or pair.kappa_binary.reason
+    yield from _pair_rows(scope, table)
+    yield from _mean_rows(scope, table)
+    yield from _gold_rows(scope, table)
+    for label, alpha in (("ordinal", table.alpha_ordinal), ("nominal", table.alpha_nominal)):
+        note = alpha.reason
+        yield (f"{scope} alpha {label}", "(all)", "", alpha.n, _value(alpha), "", "", "", "", note)
+
+
+def _pair_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
+    for first, second, pair, _ in table.pair_rows:
         yield (
             scope,
-            table.name(pair.first),
-            table.name(pair.second),
+            first,
+            second,
             pair.shared,
             _value(pair.kappa),
             _value(pair.kappa_binary),
             _value(pair.kappa_linear),
             _value(pair.kappa_quadratic),
             _value(pair.percentage),
-            note,
+            pair.kappa.reason or pair.kappa_binary.reason,
         )
+
+
+def _mean_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
     for mean in table.means:
+        kappa, binary = mean.mean_kappa, mean.mean_kappa_binary
+        name = table.name(mean.assessor)
         yield (
             f"{scope} mean",
-            table.name(mean.assessor),
+            name,
             "(all others)",
             mean.partners,
-            _value(mean.mean_kappa),
-            _value(mean.mean_kappa_binary),
+            _value(kappa),
+            _value(binary),
             "",
             "",
             "",
-            mean.mean_kappa.reason,
+            kappa.reason,
         )
+
+
+def _gold_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
     for gold in table.gold:
+        same = "" if gold.percentage is None else f"{gold.percentage:.4f}"
         yield (
             f"{scope} gold",
             table.name(gold.assessor),
@@ -141,19 +158,6 @@ def agreement_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...
             _value(gold.kappa_binary),
             "",
             "",
-            "" if gold.percentage is None else f"{gold.percentage:.4f}",
+            same,
             gold.kappa.reason,
-        )
-    for label, alpha in (("ordinal", table.alpha_ordinal), ("nominal", table.alpha_nominal)):
-        yield (
-            f"{scope} alpha {label}",
-            "(all)",
-            "",
-            alpha.n,
-            _value(alpha),
-            "",
-            "",
-            "",
-            "",
-            alpha.reason,
         )

@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 from assessment.agreement import Agreement
 from assessment.models import Assignment
 from assessment.selectors.agreement import AgreementTable, task_agreement, training_rounds_agreement
-from assessment.selectors.dashboard import assignment_rows
+from assessment.selectors.overview import assignment_rows
 from assessment.services.assignments import (
     AssignmentError,
     assignment_move,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -338,32 +338,36 @@ def disagreements(
             "comment",
         )
     )
-    by_hit: dict[int, tuple[tuple[str, str, int | None, int | None], list[Verdict]]] = {}
+    disputes = _disputes(rows)
+    topics = sorted({d.topic for d in disputes}, key=_topic_sort_key)
+    shown = [
+        d for d in disputes if (not topic or d.topic == topic) and d.difference >= min_difference
+    ][:limit]
+    decided = dict(
+        Adjudication.objects.filter(hit_id__in=[d.hit_id for d in shown]).values_list(
+            "hit_id", "grade"
+        )
+    )
+    return [replace(d, adjudicated=decided.get(d.hit_id)) for d in shown], topics
+
+
+def _disputes(rows: Iterable[tuple[Any, ...]]) -> list[Disagreement]:
+    """Group judgment rows by hit; keep the hits whose verdicts (grade or flag) differ."""
+    by_hit: dict[int, tuple[tuple[Any, ...], list[Verdict]]] = {}
     for hit_id, number, key, post_id, thread_id, who, purpose, grade, flag, comment in rows:
         entry = by_hit.setdefault(hit_id, ((number, key, post_id, thread_id), []))
         entry[1].append(Verdict(who, purpose, grade, flag, comment))
-    found: list[tuple[int, tuple[str, str, int | None, int | None], list[Verdict], int]] = []
-    topics_with_any: set[str] = set()
+    result = []
     for hit_id, (place, verdicts) in by_hit.items():
         if len({(v.grade, v.flag) for v in verdicts}) < 2:
             continue
-        topics_with_any.add(place[0])
         grades = [v.grade for v in verdicts if v.grade is not None]
         gap = max(grades) - min(grades) if len(grades) >= 2 else 0
-        if (topic and place[0] != topic) or gap < min_difference:
-            continue
-        found.append((hit_id, place, verdicts, gap))
-    found = found[:limit]
-    decided = dict(
-        Adjudication.objects.filter(hit_id__in=[f[0] for f in found]).values_list("hit_id", "grade")
-    )
-    result = [
-        Disagreement(
-            hit_id, place[0], place[1], place[2], place[3], verdicts, gap, decided.get(hit_id)
+        number, key, post_id, thread_id = place
+        result.append(
+            Disagreement(hit_id, number, key, post_id, thread_id, verdicts, gap, adjudicated=None)
         )
-        for hit_id, place, verdicts, gap in found
-    ]
-    return result, sorted(topics_with_any, key=_topic_sort_key)
+    return result
 
 
 def _topic_sort_key(number: str) -> tuple[str, int | str]:

@@ -19,20 +19,15 @@ from django.db.models import Aggregate, Case, Count, FloatField, IntegerField, M
 from django.db.models.functions import TruncDate
 
 from assessment.models import Assignment, Judgment
-from collection.models import Campaign, RetrievalTask, Topic
+from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolBuild, PoolItem, Run
 
 __all__ = [
     "FAST_MEDIAN_SECONDS",
     "HISTOGRAM_EDGES",
     "AssessorProgress",
-    "AssignmentRow",
     "TaskDashboard",
-    "TaskSummary",
     "TopicProgress",
-    "assessor_choices",
-    "assignment_rows",
-    "campaign_overview",
     "task_dashboard",
 ]
 
@@ -312,103 +307,3 @@ def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
         progress=progress,
         histogram=histogram,
     )
-
-
-@dataclass
-class TaskSummary:
-    task: RetrievalTask
-    topics: int = 0
-    runs: int = 0
-    hits: int = 0
-    assigned_topics: int = 0
-    judged: int = 0
-
-    @property
-    def percent(self) -> float:
-        return 100.0 * self.judged / self.hits if self.hits else 0.0
-
-
-def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
-    """Every campaign with a line per task: six grouped queries whatever the size."""
-    tasks = list(RetrievalTask.objects.select_related("campaign").order_by("campaign_id", "id"))
-    summaries = {t.pk: TaskSummary(t) for t in tasks}
-
-    def fill(rows: Iterable[tuple[int, int]], attribute: str) -> None:
-        for task_id, n in rows:
-            setattr(summaries[task_id], attribute, n)
-
-    fill(
-        Topic.objects.values("task_id").annotate(n=Count("id")).values_list("task_id", "n"),
-        "topics",
-    )
-    fill(
-        Run.objects.filter(status=Run.Status.ACCEPTED)
-        .values("task_id")
-        .annotate(n=Count("id"))
-        .values_list("task_id", "n"),
-        "runs",
-    )
-    fill(
-        Hit.objects.values("item__topic__task_id")
-        .annotate(n=Count("id"))
-        .values_list("item__topic__task_id", "n"),
-        "hits",
-    )
-    fill(
-        Assignment.objects.filter(purpose=Assignment.Purpose.OFFICIAL, revoked_at__isnull=True)
-        .values("topic__task_id")
-        .annotate(n=Count("id"))
-        .values_list("topic__task_id", "n"),
-        "assigned_topics",
-    )
-    fill(
-        Judgment.objects.filter(assignment__purpose=Assignment.Purpose.OFFICIAL)
-        .values("assignment__topic__task_id")
-        .annotate(n=Count("id"))
-        .values_list("assignment__topic__task_id", "n"),
-        "judged",
-    )
-    grouped: dict[int, tuple[Campaign, list[TaskSummary]]] = {}
-    for task in tasks:
-        grouped.setdefault(task.campaign_id, (task.campaign, []))[1].append(summaries[task.pk])
-    return list(grouped.values())
-
-
-def assessor_choices() -> list[User]:
-    """Active users who are neither organizers nor members of a participating team: the people
-    who can be given topics (a participant must not judge pools their runs fed)."""
-    return list(
-        User.objects.filter(is_active=True, is_staff=False, teams__isnull=True).order_by("username")
-    )
-
-
-@dataclass
-class AssignmentRow:
-    """An active official or dual assignment with its progress, for the assignment page."""
-
-    assignment_id: int
-    topic_id: int
-    topic: str
-    assessor: str
-    purpose: str
-    judged: int
-    created_at: datetime
-
-
-def assignment_rows(*, task: RetrievalTask) -> list[AssignmentRow]:
-    """Active official and dual assignments of the task with judged counts: one query."""
-    rows = (
-        Assignment.objects.filter(topic__task=task, purpose__in=WORK, revoked_at__isnull=True)
-        .annotate(n_judged=Count("judgments"))
-        .order_by("topic_id", "purpose")
-        .values_list(
-            "pk",
-            "topic_id",
-            "topic__number",
-            "assessor__username",
-            "purpose",
-            "n_judged",
-            "created_at",
-        )
-    )
-    return [AssignmentRow(*row) for row in rows]

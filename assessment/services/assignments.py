@@ -231,6 +231,47 @@ def _dual_candidates(
     return official, loads, problems
 
 
+def _dual_sample(task: RetrievalTask, sample_size: int | None, rng: random.Random) -> list[int]:
+    """A seeded sample of the task's officially assigned topics not yet dual-assessed."""
+    if not sample_size or sample_size < 1:
+        raise AssignmentError(["choose topics or a sample size"])
+    eligible = list(
+        _active(Assignment.objects)
+        .filter(topic__task=task, purpose=Assignment.Purpose.OFFICIAL)
+        .exclude(
+            topic_id__in=_active(Assignment.objects)
+            .filter(purpose=Assignment.Purpose.DUAL)
+            .values("topic_id")
+        )
+        .order_by("topic_id")
+        .values_list("topic_id", flat=True)
+    )
+    return sorted(rng.sample(eligible, min(sample_size, len(eligible))))
+
+
+def _dual_plan(
+    topic_ids: Sequence[int],
+    official: dict[int, int],
+    loads: dict[int, int],
+    problems: list[str],
+    rng: random.Random,
+) -> dict[int, int]:
+    """Topic -> second assessor: the least-loaded one who is not the official assessor."""
+    plan: dict[int, int] = {}
+    for topic_id in topic_ids:
+        if topic_id not in official:
+            continue
+        candidates = [a for a in loads if a != official[topic_id]]
+        if not candidates:
+            problems.append(f"topic {topic_id}: no assessor other than the official one")
+            continue
+        least = min(loads[a] for a in candidates)
+        chosen = rng.choice([a for a in candidates if loads[a] == least])
+        plan[topic_id] = chosen
+        loads[chosen] += 1
+    return plan
+
+
 @transaction.atomic
 def dual_assignments_create(
     *,
@@ -248,38 +289,11 @@ def dual_assignments_create(
     ``assessors`` other than its official assessor (ties broken by the seeded RNG).
     """
     rng = random.Random(task.pool_seed if seed is None else seed)  # noqa: S311 (seeded sample)
-    if topics is None:
-        if not sample_size or sample_size < 1:
-            raise AssignmentError(["choose topics or a sample size"])
-        eligible = list(
-            _active(Assignment.objects)
-            .filter(topic__task=task, purpose=Assignment.Purpose.OFFICIAL)
-            .exclude(
-                topic_id__in=_active(Assignment.objects)
-                .filter(purpose=Assignment.Purpose.DUAL)
-                .values("topic_id")
-            )
-            .order_by("topic_id")
-            .values_list("topic_id", flat=True)
-        )
-        topic_ids = sorted(rng.sample(eligible, min(sample_size, len(eligible))))
-    else:
-        topic_ids = [t.pk for t in topics]
+    topic_ids = _dual_sample(task, sample_size, rng) if topics is None else [t.pk for t in topics]
     if not topic_ids:
         raise AssignmentError(["no topic is eligible for dual assessment"])
     official, loads, problems = _dual_candidates(topic_ids, assessors)
-    plan: dict[int, int] = {}
-    for topic_id in topic_ids:
-        if topic_id not in official:
-            continue
-        candidates = [a for a in loads if a != official[topic_id]]
-        if not candidates:
-            problems.append(f"topic {topic_id}: no assessor other than the official one")
-            continue
-        least = min(loads[a] for a in candidates)
-        chosen = rng.choice([a for a in candidates if loads[a] == least])
-        plan[topic_id] = chosen
-        loads[chosen] += 1
+    plan = _dual_plan(topic_ids, official, loads, problems, rng)
     if problems:
         raise AssignmentError(problems)
     by_id = {a.pk: a for a in assessors}

@@ -170,19 +170,31 @@ def training_round_create(
     if not items:
         raise TrainingError(["the chosen topics have no pool items yet"])
     try:
-        training_round = TrainingRound.objects.create(
-            task=task,
-            name=name.strip(),
-            gold_source=gold_source,
-            expert=expert,
-            show_gold_after_submit=show_gold_after_submit,
-        )
+        with transaction.atomic():  # a savepoint: a duplicate name is a TrainingError
+            training_round = TrainingRound.objects.create(
+                task=task,
+                name=name.strip(),
+                gold_source=gold_source,
+                expert=expert,
+                show_gold_after_submit=show_gold_after_submit,
+            )
     except IntegrityError as error:
-        raise TrainingError([f"a round named {name!r} exists already"]) from error
+        raise TrainingError([f"a round named {name.strip()!r} exists already"]) from error
     training_round.items.set(items)
     if gold_source == TrainingRound.GoldSource.QRELS and qrels is not None:
         _gold_from_qrels(training_round, items, qrels)
     people = list(assessors) + ([expert] if expert and expert not in assessors else [])
+    _assign_round(training_round, people, topics, created_by)
+    return training_round
+
+
+def _assign_round(
+    training_round: TrainingRound,
+    people: Sequence[User],
+    topics: Sequence[Topic],
+    created_by: User | None,
+) -> None:
+    """A training assignment per person and topic of the round."""
     Assignment.objects.bulk_create(
         Assignment(
             topic=topic,
@@ -194,7 +206,6 @@ def training_round_create(
         for person in people
         for topic in topics
     )
-    return training_round
 
 
 def _gold_from_qrels(

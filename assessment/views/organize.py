@@ -26,19 +26,15 @@ from assessment.exports import (
     csv_lines,
     judgment_rows,
 )
-from assessment.models import Assignment, TrainingRound
+from assessment.models import TrainingRound
 from assessment.selectors.agreement import (
     AgreementTable,
     disagreements,
     task_agreement,
     training_rounds_agreement,
 )
-from assessment.selectors.dashboard import (
-    assessor_choices,
-    assignment_rows,
-    campaign_overview,
-    task_dashboard,
-)
+from assessment.selectors.dashboard import task_dashboard
+from assessment.selectors.overview import assessor_choices, assignment_rows, campaign_overview
 from assessment.services.adjudication import AdjudicationError, adjudication_decide
 from assessment.services.assignments import (
     AssignmentError,
@@ -49,6 +45,7 @@ from assessment.services.assignments import (
     dual_assignments_create,
 )
 from assessment.services.training import TrainingError, gold_qrels_parse, training_round_create
+from assessment.views.organize_forms import ASSIGNMENT_FORMS, TrainingForm, bound_assignment_form
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit
 
@@ -135,59 +132,9 @@ def task_overview(request: HttpRequest, task_id: int) -> HttpResponse:
     )
 
 
-class AssignForm(forms.Form):
-    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none())
-    assessor = forms.ModelChoiceField(queryset=User.objects.none())
-
-
-class BalanceForm(forms.Form):
-    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
-
-
-class MoveForm(forms.Form):
-    assignment = forms.ModelChoiceField(queryset=Assignment.objects.none())
-    assessor = forms.ModelChoiceField(queryset=User.objects.none())
-
-
-class RevokeForm(forms.Form):
-    assignment = forms.ModelChoiceField(queryset=Assignment.objects.none())
-
-
-class DualForm(forms.Form):
-    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
-    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False)
-    sample_size = forms.IntegerField(min_value=1, required=False)
-    seed = forms.IntegerField(required=False)
-
-
-ASSIGNMENT_FORMS: dict[str, type[forms.Form]] = {
-    "assign": AssignForm,
-    "balance": BalanceForm,
-    "move": MoveForm,
-    "revoke": RevokeForm,
-    "dual": DualForm,
-}
-
-
-def _bound(form_class: type[forms.Form], task: RetrievalTask, data: Any) -> forms.Form:
-    """A form whose choices are this task's topics and assignments and the active users."""
-    form = form_class(data)
-    people = User.objects.filter(is_active=True, is_staff=False, teams__isnull=True)
-    for name, field in form.fields.items():
-        if isinstance(field, forms.ModelChoiceField):
-            model = field.queryset.model  # type: ignore[union-attr]
-            if model is Topic:
-                field.queryset = Topic.objects.filter(task=task)
-            elif model is Assignment:
-                field.queryset = Assignment.objects.filter(topic__task=task)
-            elif name.startswith("assessor"):
-                field.queryset = people
-    return form
-
-
 def _apply_assignment_action(request: HttpRequest, task: RetrievalTask, action: str) -> str:
     """Run one assignment service from a posted form; returns the success message."""
-    form = _bound(ASSIGNMENT_FORMS[action], task, request.POST)
+    form = bound_assignment_form(ASSIGNMENT_FORMS[action], task, request.POST)
     if not form.is_valid():
         raise AssignmentError(_form_problems(form))
     data = form.cleaned_data
@@ -256,18 +203,6 @@ def _assignments_context(task: RetrievalTask) -> dict[str, Any]:
         "assessors": assessor_choices(),
         "unassigned": [t for t in board.topics if t.assessor is None],
     }
-
-
-class TrainingForm(forms.Form):
-    name = forms.CharField(max_length=100)
-    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none())
-    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
-    gold_source = forms.ChoiceField(choices=TrainingRound.GoldSource.choices)
-    expert = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
-    qrels = forms.FileField(required=False)
-    items_per_topic = forms.IntegerField(min_value=1, max_value=50, initial=5)
-    seed = forms.IntegerField(required=False)
-    show_gold_after_submit = forms.BooleanField(required=False)
 
 
 @staff_required

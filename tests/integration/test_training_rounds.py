@@ -256,3 +256,22 @@ def test_gold_qrels_parse_drops_task3_flags_when_given_real_task3_qrels(arqmath_
     gold = gold_qrels_parse(text)
     assert len(gold) == sum(int(r[3]) <= 3 for r in rows)
     assert len(gold) < len(rows)  # some answers were system failures or "do not know"
+
+
+def test_round_refuses_a_duplicate_name_and_stores_nothing_more_when_created_twice() -> None:
+    task = RetrievalTaskFactory.create()
+    topic = pool(task, keys=2)
+    ann = UserFactory.create()
+    arguments = {
+        "task": task,
+        "name": "Round 1",
+        "topics": [topic],
+        "assessors": [ann],
+        "created_by": None,
+        "qrels": qrels_for(topic, [0, 3]),
+    }
+    training_round_create(**arguments)
+    with pytest.raises(TrainingError, match="exists already"):
+        training_round_create(**{**arguments, "name": " Round 1 "})
+    assert TrainingRound.objects.count() == 1
+    assert Assignment.objects.count() == 1

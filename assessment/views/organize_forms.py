@@ -1,0 +1,78 @@
+"""Forms of the organizer's pages: choices limited to the task's topics and assignments and to
+the people who can be given topics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.models import User
+
+from assessment.models import Assignment, TrainingRound
+from collection.models import RetrievalTask, Topic
+
+__all__ = ["ASSIGNMENT_FORMS", "TrainingForm", "bound_assignment_form"]
+
+
+class AssignForm(forms.Form):
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none())
+    assessor = forms.ModelChoiceField(queryset=User.objects.none())
+
+
+class BalanceForm(forms.Form):
+    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
+
+
+class MoveForm(forms.Form):
+    assignment = forms.ModelChoiceField(queryset=Assignment.objects.none())
+    assessor = forms.ModelChoiceField(queryset=User.objects.none())
+
+
+class RevokeForm(forms.Form):
+    assignment = forms.ModelChoiceField(queryset=Assignment.objects.none())
+
+
+class DualForm(forms.Form):
+    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none(), required=False)
+    sample_size = forms.IntegerField(min_value=1, required=False)
+    seed = forms.IntegerField(required=False)
+
+
+ASSIGNMENT_FORMS: dict[str, type[forms.Form]] = {
+    "assign": AssignForm,
+    "balance": BalanceForm,
+    "move": MoveForm,
+    "revoke": RevokeForm,
+    "dual": DualForm,
+}
+
+
+def bound_assignment_form(
+    form_class: type[forms.Form], task: RetrievalTask, data: Any
+) -> forms.Form:
+    """A form whose choices are this task's topics and assignments and the active users."""
+    form = form_class(data)
+    people = User.objects.filter(is_active=True, is_staff=False, teams__isnull=True)
+    for name, field in form.fields.items():
+        if isinstance(field, forms.ModelChoiceField):
+            model = field.queryset.model  # type: ignore[union-attr]
+            if model is Topic:
+                field.queryset = Topic.objects.filter(task=task)
+            elif model is Assignment:
+                field.queryset = Assignment.objects.filter(topic__task=task)
+            elif name.startswith("assessor"):
+                field.queryset = people
+    return form
+
+
+class TrainingForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    topics = forms.ModelMultipleChoiceField(queryset=Topic.objects.none())
+    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
+    gold_source = forms.ChoiceField(choices=TrainingRound.GoldSource.choices)
+    expert = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
+    qrels = forms.FileField(required=False)
+    items_per_topic = forms.IntegerField(min_value=1, max_value=50, initial=5)
+    seed = forms.IntegerField(required=False)
+    show_gold_after_submit = forms.BooleanField(required=False)
