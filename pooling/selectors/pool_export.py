@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+from django.db.models import Q
+
 from collection.models import RetrievalTask, Topic
-from pooling.models import Contribution, Hit, PoolItem
+from pooling.models import Contribution, Hit, PoolItem, Run
 from pooling.selectors.pool_inputs import pooled_task
 
 HITS_HEADER = ("topic", "key", "post_id", "formula_id", "display_order", "vote", "runs")
@@ -29,21 +31,37 @@ def _topics(task: RetrievalTask) -> list[tuple[int, str]]:
     return list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
 
 
-def _contributions(topic_id: int) -> dict[int, list[tuple[str, str, int]]]:
+def _run_labels(task: RetrievalTask) -> dict[int, tuple[str, str]]:
+    """Run id -> (team, tag) of every run that may contribute to ``task``'s pools."""
+    target = pooled_task(task)
+    runs = Run.objects.filter(
+        Q(task=target) | Q(task__campaign_id=target.campaign_id, task__kind="openqa")
+    )
+    return {pk: (team, tag) for pk, team, tag in runs.values_list("id", "team__name", "tag")}
+
+
+def _contributions(
+    topic_id: int, labels: dict[int, tuple[str, str]]
+) -> dict[int, list[tuple[str, str, int]]]:
+    """Item id -> (team, run tag, rank), best rank first."""
     by_item: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
     rows = Contribution.objects.filter(item__topic_id=topic_id).values_list(
-        "item_id", "run__team__name", "run__tag", "rank"
+        "item_id", "run_id", "rank"
     )
-    for item_id, team, tag, rank in rows.order_by("item_id", "rank", "run__team__name", "run__tag"):
+    for item_id, run_id, rank in rows:
+        team, tag = labels.get(run_id, ("", str(run_id)))
         by_item[item_id].append((team, tag, rank))
+    for contributions in by_item.values():
+        contributions.sort(key=lambda row: (row[2], row[0], row[1]))
     return by_item
 
 
 def pool_hit_lines(task: RetrievalTask) -> Iterator[str]:
     """The hits TSV, header first, topics in order, items in display order."""
     yield _line(HITS_HEADER)
+    labels = _run_labels(task)
     for topic_id, number in _topics(task):
-        contributions = _contributions(topic_id)
+        contributions = _contributions(topic_id, labels)
         hits = Hit.objects.filter(item__topic_id=topic_id).order_by(
             "item__display_order", "position", "id"
         )
@@ -57,9 +75,11 @@ def pool_hit_lines(task: RetrievalTask) -> Iterator[str]:
 def annotated_pool_lines(task: RetrievalTask) -> Iterator[str]:
     """The annotated pool TSV: every (topic, item, run, rank), header first."""
     yield _line(ANNOTATED_HEADER)
+    labels = _run_labels(task)
     for topic_id, number in _topics(task):
         keys = dict(PoolItem.objects.filter(topic_id=topic_id).values_list("id", "key"))
-        for item_id, rows in sorted(_contributions(topic_id).items(), key=lambda p: keys[p[0]]):
+        by_item = _contributions(topic_id, labels)
+        for item_id, rows in sorted(by_item.items(), key=lambda pair: keys[pair[0]]):
             for team, tag, rank in rows:
                 yield _line((number, keys[item_id], team, tag, rank))
 
