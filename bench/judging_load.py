@@ -13,10 +13,11 @@ judging page and of submit, errors, lost and doubled judgments.
 Targets on the 2-core machine: p95 < 50 ms for both, zero lost, zero errors.
 
     .venv/bin/python bench/judging_load.py [--small] [--assessors 50] [--hits 200]
-        [--think-ms 500] [--workers 3] [--threads 8] [--client-procs 2] [--keep-db]
+        [--think-ms 1000] [--workers 3] [--threads 8] [--client-procs 2] [--keep-db]
 
-Think time: real ARQMath assessors took 26-83 s per judgment; the default half second between
-requests is ~50x faster than that, so 50 simulated assessors stand for thousands of real ones.
+Think time: real ARQMath assessors took 26-83 s per judgment; the default one second (mean,
+exponential) before and after each submit makes an item take ~2 s, over ten times faster than
+the fastest of them, so 50 simulated assessors stand for hundreds of real ones.
 Uses DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/qrelsmith) and creates,
 then drops, the database ``bench_judging_load``.
 """
@@ -383,7 +384,7 @@ def main() -> None:
     parser.add_argument("--assessors", type=int, default=50)
     parser.add_argument("--hits", type=int, default=200)
     parser.add_argument("--formula-share", type=float, default=0.2)
-    parser.add_argument("--think-ms", type=float, default=500.0)
+    parser.add_argument("--think-ms", type=float, default=1000.0)
     parser.add_argument("--retry-share", type=float, default=0.05)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=8)
@@ -428,9 +429,11 @@ def main() -> None:
             if share
         ]
         start = time.perf_counter()
+        load_before = os.getloadavg()[0]
         with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
             outcomes = pool.map(client_process, jobs)
         wall = time.perf_counter() - start
+        load_after = os.getloadavg()[0]
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
@@ -451,6 +454,10 @@ def main() -> None:
         f"gunicorn gthread {options.workers} workers x {options.threads} threads; "
         f"{len(people)} assessors, think time {options.think_ms:.0f} ms (exponential mean), "
         f"{options.retry_share:.0%} of submits sent twice"
+    )
+    print(
+        f"machine load average (1 min) {load_before:.1f} before, {load_after:.1f} after, "
+        f"on {os.cpu_count()} CPUs (other work on the machine slows every figure)"
     )
     print(f"requests: {total.requests} in {wall:.1f} s = {total.requests / wall:.1f} req/s")
     for name, values in (("judging page", total.page_ms), ("submit", total.submit_ms)):

@@ -38,7 +38,6 @@ __all__ = [
     "assignment_for",
     "assignments_with_progress",
     "item_hit_ids",
-    "item_judgments",
     "item_page",
     "item_state",
     "item_statuses",
@@ -247,16 +246,6 @@ def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]
     if not linked:
         return {}
     return dict(Post.objects.filter(pk__in=linked).values_list("pk", "thread_id"))
-
-
-def item_judgments(assignment: Assignment, hit_ids: Iterable[int]) -> dict[int, Judgment]:
-    """This assignment's judgments of the given hits (never another assessor's)."""
-    return {
-        j.hit_id: j
-        for j in Judgment.objects.filter(assignment=assignment, hit_id__in=list(hit_ids)).only(
-            "hit_id", "grade", "flag", "comment", "revision", "updated_at"
-        )
-    }
 
 
 def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
