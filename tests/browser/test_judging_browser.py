@@ -36,11 +36,13 @@ def test_keyboard_alone_judges_an_answer_and_lands_on_next_unjudged_when_enter_p
     _wait_for_mathjax(page)
     screenshot("judge-answer-item")
 
+    page.evaluate("() => { window.sameDocument = true; }")
     page.keyboard.press("h")
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(rf"/assess/{assignment.pk}/{pool.items[1].pk}/$"))
     page.wait_for_selector(f'.hit[data-hit="{pool.hits[1][0].pk}"]')
     assert page.locator("[data-position]").inner_text() == "2"
+    assert page.evaluate("() => window.sameDocument === true")  # swapped in, not reloaded
 
     judgment = Judgment.objects.get(assignment=assignment)
     assert (judgment.hit_id, judgment.grade, judgment.flag) == (pool.hits[0][0].pk, 3, "")
