@@ -11,12 +11,12 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Aggregate, Case, Count, FloatField, IntegerField, Max, Sum, When
-from django.db.models.functions import TruncDate
+from django.db.models.functions import TruncHour
 
 from assessment.models import Assignment, Judgment
 from collection.models import RetrievalTask, Topic
@@ -105,7 +105,7 @@ class TaskDashboard:
     last_build: PoolBuild | None
     topics: list[TopicProgress]
     assessors: list[AssessorProgress]
-    progress: list[tuple[date, int]]  # cumulative judgments per day
+    progress: list[tuple[str, int]]  # cumulative judgments per hour or per day
     histogram: list[tuple[str, int]]
 
     @property
@@ -240,8 +240,12 @@ def _flag_for_attention(people: Iterable[AssessorProgress]) -> None:
 
 def _time_and_days(
     assignment_ids: list[int],
-) -> tuple[list[tuple[str, int]], list[tuple[date, int]]]:
-    """Histogram of active seconds and cumulative judgments per day, from one grouped scan."""
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """Histogram of active seconds and cumulative judgments over time, from one grouped scan.
+
+    Time goes by the hour while the judging spans less than two days (the first days of a
+    campaign), by the day after that.
+    """
     edges = HISTOGRAM_EDGES
     bucket = Case(
         *(When(active_seconds__lt=edges[i + 1], then=i) for i in range(len(edges) - 1)),
@@ -250,24 +254,36 @@ def _time_and_days(
     )
     rows = (
         Judgment.objects.filter(assignment_id__in=assignment_ids)
-        .annotate(bucket=bucket, day=TruncDate("created_at"))
-        .values("bucket", "day")
+        .annotate(bucket=bucket, hour=TruncHour("created_at"))
+        .values("bucket", "hour")
         .annotate(n=Count("id"))
-        .values_list("bucket", "day", "n")
+        .values_list("bucket", "hour", "n")
     )
     per_bucket: dict[int, int] = defaultdict(int)
-    per_day: dict[date, int] = defaultdict(int)
-    for index, day, n in rows:
+    per_hour: dict[datetime, int] = defaultdict(int)
+    for index, hour, n in rows:
         per_bucket[index] += n
-        per_day[day] += n
+        per_hour[hour] += n
     labels = [f"{edges[i]}-{edges[i + 1]} s" for i in range(len(edges) - 1)]
     labels.append(f"≥ {edges[-1]} s")
     histogram = [(label, per_bucket.get(i, 0)) for i, label in enumerate(labels)]
-    total, progress = 0, []
-    for day in sorted(per_day):
-        total += per_day[day]
-        progress.append((day, total))
-    return histogram, progress
+    return histogram, _cumulative(per_hour)
+
+
+def _cumulative(per_hour: dict[datetime, int]) -> list[tuple[str, int]]:
+    if not per_hour:
+        return []
+    hours = sorted(per_hour)
+    hourly = hours[-1] - hours[0] < timedelta(days=2)
+    per_step: dict[str, int] = defaultdict(int)
+    for hour in hours:
+        label = hour.strftime("%Y-%m-%d %H:00") if hourly else hour.date().isoformat()
+        per_step[label] += per_hour[hour]
+    total, result = 0, []
+    for label, n in per_step.items():  # insertion order is time order
+        total += n
+        result.append((label, total))
+    return result
 
 
 def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:

@@ -109,7 +109,7 @@ def task_overview(request: HttpRequest, task_id: int) -> HttpResponse:
     rounds = training_rounds_agreement(task=task)
     charts = {
         "progress": {
-            "labels": [day.isoformat() for day, _ in board.progress],
+            "labels": [label for label, _ in board.progress],
             "values": [n for _, n in board.progress],
             "total": board.pool_hits,
         },

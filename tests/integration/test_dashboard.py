@@ -255,3 +255,13 @@ def test_topic_is_not_at_risk_when_nobody_has_judged_it_yet() -> None:
     [progress] = task_dashboard(task=task).topics
     assert progress.hits == 1
     assert not progress.at_risk
+
+
+def test_progress_chart_goes_by_the_hour_when_judging_spans_less_than_two_days() -> None:
+    task, _people, _topics = scene(topics=1, hits=4)
+    first = Judgment.objects.order_by("id").first()
+    assert first is not None
+    Judgment.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(hours=5))
+    progress = task_dashboard(task=task).progress
+    assert [n for _, n in progress] == [1, Judgment.objects.count()]
+    assert all(label.endswith(":00") for label, _ in progress)
