@@ -165,12 +165,17 @@ def load_runs(runs: list[Any], topic_ids: list[int], ranked: dict, kind: str) ->
     return bulk_insert(RunRow, fields, rows())
 
 
-# The child reports its own peak RSS: RUSAGE_CHILDREN would also count the pages a fork of this
-# (large) process shares before it execs.
+# The child reports its own peak RSS from /proc (VmHWM: this program's own memory since exec);
+# getrusage would also count the parent's pages that the child shared until it exec'd.
 CHILD = (
     "import atexit, resource, runpy, sys\n"
-    "atexit.register(lambda: print('PEAK_RSS_KB', "
-    "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr))\n"
+    "def peak():\n"
+    "    try:\n"
+    "        with open('/proc/self/status') as status:\n"
+    "            return next(int(l.split()[1]) for l in status if l.startswith('VmHWM'))\n"
+    "    except OSError:\n"
+    "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "atexit.register(lambda: print('PEAK_RSS_KB', peak(), file=sys.stderr))\n"
     "sys.argv = ['manage.py', *sys.argv[1:]]\n"
     "runpy.run_path('manage.py', run_name='__main__')\n"
 )
