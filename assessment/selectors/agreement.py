@@ -312,11 +312,16 @@ class Disagreement:
 
 
 def disagreements(
-    *, task: RetrievalTask, topic: str = "", min_difference: int = 1, limit: int = 300
+    *,
+    task: RetrievalTask,
+    topic: str = "",
+    min_difference: int = 1,
+    state: str = "all",
+    limit: int = 300,
 ) -> tuple[list[Disagreement], list[str]]:
     """Hits judged by two or more assessors whose verdicts differ (issue 6 §7), and the topic
-    numbers that have any; filtered by topic number and by the size of the grade gap.
-    Two queries: the judgments of shared hits, and their adjudications.
+    numbers that have any; filtered by topic number, by the size of the grade gap and by
+    ``state`` ("all", "open": not adjudicated yet, "decided"). Three queries.
     """
     judged = _work_judgments(task)
     shared_hits = _shared_hits(judged)
@@ -340,15 +345,18 @@ def disagreements(
     )
     disputes = _disputes(rows)
     topics = sorted({d.topic for d in disputes}, key=_topic_sort_key)
-    shown = [
-        d for d in disputes if (not topic or d.topic == topic) and d.difference >= min_difference
-    ][:limit]
     decided = dict(
-        Adjudication.objects.filter(hit_id__in=[d.hit_id for d in shown]).values_list(
-            "hit_id", "grade"
-        )
+        Adjudication.objects.filter(hit__item__topic__task=task).values_list("hit_id", "grade")
     )
-    return [replace(d, adjudicated=decided.get(d.hit_id)) for d in shown], topics
+    wanted = {"open": False, "decided": True}.get(state)
+    shown = [
+        replace(d, adjudicated=decided.get(d.hit_id))
+        for d in disputes
+        if (not topic or d.topic == topic)
+        and d.difference >= min_difference
+        and (wanted is None or (d.hit_id in decided) == wanted)
+    ]
+    return shown[:limit], topics
 
 
 def _disputes(rows: Iterable[tuple[Any, ...]]) -> list[Disagreement]:

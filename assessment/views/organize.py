@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
@@ -277,36 +278,48 @@ def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
     task = _task(task_id)
-    topic = request.GET.get("topic", "")
-    try:
-        min_difference = max(0, min(3, int(request.GET.get("difference", "1"))))
-    except ValueError:
-        min_difference = 1
+    filters: dict[str, Any] = {
+        "topic": request.GET.get("topic", ""),
+        "difference": _int_or(request.GET.get("difference"), 1, low=0, high=3),
+        "state": request.GET.get("state", "all"),
+    }
     if request.method == "POST":
-        hit = get_object_or_404(Hit, pk=request.POST.get("hit"), item__topic__task=task)
+        hit = get_object_or_404(Hit, pk=_int_or(request.POST.get("hit"), 0), item__topic__task=task)
+        grade = _int_or(request.POST.get("grade"), -1)
         try:
-            grade = int(request.POST.get("grade", ""))
-            adjudication_decide(
-                hit=hit,
-                grade=grade,
-                note=request.POST.get("note", ""),
-                decided_by=_organizer(request),
-            )
+            note = request.POST.get("note", "")
+            adjudication_decide(hit=hit, grade=grade, note=note, decided_by=_organizer(request))
             messages.success(request, f"Hit {hit.pk}: final grade {grade}.")
-        except (ValueError, AdjudicationError) as error:
+        except AdjudicationError as error:
             messages.error(request, f"Hit {hit.pk}: {error}")
         url = reverse("assessment:organize_adjudication", args=[task.pk])
-        return redirect(f"{url}?topic={topic}&difference={min_difference}#hit-{hit.pk}")
-    rows, topics = disagreements(task=task, topic=topic, min_difference=min_difference)
+        return redirect(f"{url}?{urlencode(filters)}#hit-{hit.pk}")
+    rows, topics = disagreements(
+        task=task,
+        topic=filters["topic"],
+        min_difference=filters["difference"],
+        state=filters["state"],
+    )
     context = {
         "task": task,
         "rows": rows,
         "topics": topics,
-        "topic": topic,
-        "difference": min_difference,
+        **filters,
+        "query": urlencode(filters),
         "grades": [(3, "High"), (2, "Medium"), (1, "Low"), (0, "Not relevant")],
+        "states": [("all", "all"), ("open", "not decided yet"), ("decided", "decided")],
     }
     return render(request, "organize/adjudication.html", context)
+
+
+def _int_or(value: str | None, default: int, *, low: int = -(10**9), high: int = 10**9) -> int:
+    """A number from a query or form field, within [low, high]; ``default`` when it is missing
+    or not a number (bad input is never a 500)."""
+    try:
+        number = int(value or "")
+    except ValueError:
+        return default
+    return max(low, min(high, number))
 
 
 def _csv_response(name: str, lines: Any) -> StreamingHttpResponse:

@@ -120,3 +120,30 @@ def test_assessor_cannot_adjudicate_when_posting_to_the_page(client) -> None:
     url = reverse("assessment:organize_adjudication", args=[topic.task.pk])
     assert client.post(url, {"hit": hit.pk, "grade": "2"}).status_code == 403
     assert not Adjudication.objects.exists()
+
+
+@pytest.mark.parametrize(("state", "expected"), [("all", 2), ("open", 1), ("decided", 1)])
+def test_disagreements_are_filtered_by_decision_when_a_state_is_chosen(state, expected) -> None:
+    topic, hits = dual_topic([(0, 3), (1, 3)])
+    adjudication_decide(hit=hits[0], grade=2, decided_by=UserFactory.create(is_staff=True))
+    rows, _ = disagreements(task=topic.task, state=state)
+    assert len(rows) == expected
+
+
+@pytest.mark.parametrize("payload", [{"hit": "abc", "grade": "2"}, {"grade": "x"}])
+def test_page_answers_404_not_500_when_posted_values_are_not_numbers(client, payload) -> None:
+    topic, _ = dual_topic([(0, 3)])
+    client.force_login(UserFactory.create(is_staff=True))
+    url = reverse("assessment:organize_adjudication", args=[topic.task.pk])
+    assert client.post(url, payload).status_code == 404
+    assert client.get(url, {"difference": "lots", "topic": "A.&x"}).status_code == 200
+
+
+def test_page_refuses_a_grade_that_is_not_a_number_when_hit_is_valid(client) -> None:
+    topic, [hit] = dual_topic([(0, 3)])
+    client.force_login(UserFactory.create(is_staff=True))
+    url = reverse("assessment:organize_adjudication", args=[topic.task.pk])
+    response = client.post(url, {"hit": hit.pk, "grade": "high"}, follow=True)
+    assert response.status_code == 200
+    assert b"a final grade is 0, 1, 2 or 3" in response.content
+    assert not Adjudication.objects.exists()
