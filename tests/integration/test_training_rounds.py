@@ -1,5 +1,7 @@
 """Training rounds: items, gold, assignments, submitting, feedback, round agreement (issue 6 §3)."""
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 
@@ -262,7 +264,7 @@ def test_round_refuses_a_duplicate_name_and_stores_nothing_more_when_created_twi
     task = RetrievalTaskFactory.create()
     topic = pool(task, keys=2)
     ann = UserFactory.create()
-    arguments = {
+    arguments: dict[str, Any] = {
         "task": task,
         "name": "Round 1",
         "topics": [topic],
