@@ -319,6 +319,11 @@
   }
 
   function leave(direction) {
+    if (page.pending) {  // never drop a submit that has not reached the server yet
+      status("Still saving this item. It keeps retrying; you can move on once it says Saved.", "error",
+        { label: "Retry now", run: send });
+      return;
+    }
     var link = $('[data-nav="' + direction + '"]', page.root);
     if (!link) { status(direction === "next" ? "This is the last item." : "This is the first item.", "info"); return; }
     if (isDirty() && !(page.leaveArmedUntil > Date.now())) {

@@ -172,6 +172,8 @@ def test_failed_submit_keeps_choices_and_retries_until_saved_when_server_unreach
         "() => document.querySelector('#judge-status').textContent.includes('Not saved yet')"
     )
     assert page.locator(".hit input[value='1']").is_checked()
+    page.keyboard.press("ArrowRight")  # leaving now would drop the unsaved submit: refused
+    assert page.url.endswith(_judge_url(assignment.pk, pool.items[0].pk))
     page.wait_for_url(re.compile(rf"/{pool.items[1].pk}/$"), timeout=20000)
     judgment = Judgment.objects.get()
     assert (judgment.grade, judgment.revision) == (1, 1)
