@@ -45,7 +45,10 @@ def test_kappa_chart_is_drawn_when_organizer_opens_the_demo_dashboard(
     page, demo_task, screenshot
 ) -> None:
     log_in_as_organizer(page)
-    page.goto(f"/organize/task/{demo_task.pk}/")
+    page.goto("/organize/")
+    assert page.locator(f"a[href='/organize/task/{demo_task.pk}/']").count() == 1
+    screenshot("organize-index")
+    page.click(f"a[href='/organize/task/{demo_task.pk}/']")
     page.wait_for_function("() => document.getElementById('chart-kappa-0')?.dataset.rendered")
     four_way, binary = datasets(page, "chart-kappa-0")
     # alice, bob and the demo's four simulated colleagues, each with a defined mean kappa.
