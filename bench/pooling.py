@@ -203,17 +203,22 @@ def timed_build(campaign: str, kind: str) -> dict[str, float]:
     return {"wall": wall, "service": service, "rss_mb": peak_kb / 1024}
 
 
-def pure_answer(
-    ranked: dict, topics: int, depths: list[int], repeat: int = REPEAT
-) -> tuple[float, dict[int, set]]:
-    """Best of ``repeat`` timings of the pure answer pooling of every topic."""
-    from pooling.algorithms import answer_pool
-
-    runs_rows = {
+def answer_runs_in_memory(ranked: dict, topics: int) -> dict[int, dict[int, list]]:
+    """run -> topic -> (rank, score, post id) rows, the pure algorithm's input."""
+    return {
         r: {t: [(rank, 2000.0 - rank, post_of(t, i)) for rank, i in enumerate(ranked[r][t], 1)]
             for t in range(topics)}
         for r in ranked
     }  # fmt: skip
+
+
+def pure_answer(
+    runs_rows: dict[int, dict[int, list]], depths: list[int], repeat: int = REPEAT
+) -> tuple[float, dict[int, set]]:
+    """Best of ``repeat`` timings of the pure answer pooling of every topic."""
+    from pooling.algorithms import answer_pool
+
+    topics = len(next(iter(runs_rows.values()), {}))
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -225,9 +230,10 @@ def pure_answer(
     return best, {t: set(pool) for t, pool in pools.items()}
 
 
-def pure_answer_memory(ranked: dict, topics: int, depths: list[int]) -> float:
+def traced_peak_mb(action: Any) -> float:
+    """Peak of the Python allocations ``action()`` makes (tracemalloc)."""
     tracemalloc.start()
-    pure_answer(ranked, topics, depths, repeat=1)
+    action()
     _current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak / 2**20
@@ -290,7 +296,7 @@ def pure_formula(ranked: dict, topics: int, ks: list[int]) -> float:
 
 
 def report(label: str, seconds: float, note: str = "") -> None:
-    print(f"{label:<46} {seconds:8.2f} s  {note}", flush=True)
+    print(f"{label:<46} {seconds:8.3f} s  {note}", flush=True)
 
 
 def main() -> None:
@@ -365,11 +371,17 @@ def run_benchmark(args: argparse.Namespace) -> None:
         report(f"  rebuild {kind}, nothing new", time.perf_counter() - start, f"{added} added")
 
     roles = [45 if r % RUNS_PER_TEAM == 0 else 20 for r in range(args.runs)]
-    seconds, _ = pure_answer(answer_ranked, args.topics, roles)
+    rows_mb = traced_peak_mb(lambda: answer_runs_in_memory(answer_ranked, args.topics))
+    in_memory = answer_runs_in_memory(answer_ranked, args.topics)
+    seconds, _ = pure_answer(in_memory, roles)
     report("pure answer pooling (45 primary / 20 alternate)", seconds, "best of 3")
-    ours, our_pool = pure_answer(answer_ranked, args.topics, [45] * args.runs)
-    memory = pure_answer_memory(answer_ranked, args.topics, [45] * args.runs)
-    report("pure answer pooling (every run at 45)", ours, f"best of 3; peak {memory:.0f} MB")
+    ours, our_pool = pure_answer(in_memory, [45] * args.runs)
+    memory = traced_peak_mb(lambda: pure_answer(in_memory, [45] * args.runs, repeat=1))
+    report(
+        "pure answer pooling (every run at 45)",
+        ours,
+        f"best of 3; allocates {memory:.1f} MB (the runs as tuples: {rows_mb:.0f} MB)",
+    )
     peer, peer_pool = trectools_pool(answer_ranked, args.topics, 45)
     report("trectools TrecPoolMaker topX=45 (peer)", peer, f"ours is {peer / ours:.1f}x faster")
     same = our_pool == peer_pool
