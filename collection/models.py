@@ -137,6 +137,7 @@ class Thread(models.Model):
     id = models.BigIntegerField(primary_key=True)
     title = models.TextField()
     tags = models.JSONField(default=list, blank=True)
+    accepted_answer_id = models.BigIntegerField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"Thread {self.id}"
@@ -191,7 +192,7 @@ class Formula(models.Model):
         Comment, on_delete=models.CASCADE, null=True, blank=True, related_name="formulas"
     )
     # Given ids are stored as their decimal text; computed ones are "c" + a hash of the
-    # canonical symbol-layout string (see collection/visual_ids.py) so the column stays short.
+    # canonical symbol-layout string (collection/formats/visual_ids.py): the column stays short.
     visual_id = models.CharField(max_length=40)
     old_visual_id = models.CharField(max_length=40, blank=True)
     issue = models.CharField(max_length=20, blank=True)

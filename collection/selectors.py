@@ -27,6 +27,7 @@ class PostView:
     score: int
     created_at: datetime | None
     body_html: str  # sanitized by clean_post_html: safe to mark safe
+    is_accepted: bool = False
     comments: list[CommentView] = field(default_factory=list)
 
 
@@ -82,7 +83,12 @@ def thread_detail(thread_id: int, *, highlight_formula_id: str | None = None) ->
         .order_by("kind", "-score", "id")
     )
     thread_of = thread_of_linked_posts(post.body for post in posts)
-    views = [_post_view(post, thread_of, highlight_formula_id) for post in posts]
+    views = [
+        _post_view(post, thread_of, highlight_formula_id, post.id == thread.accepted_answer_id)
+        for post in posts
+    ]
+    # Stack Exchange's order: the accepted answer first, then by score.
+    views.sort(key=lambda view: (not view.is_question, not view.is_accepted))
     question = next((view for view in views if view.is_question), None)
     return ThreadDetail(
         id=thread.id,
@@ -93,10 +99,13 @@ def thread_detail(thread_id: int, *, highlight_formula_id: str | None = None) ->
     )
 
 
-def _post_view(post: Post, thread_of: dict[int, int], highlight: str | None) -> PostView:
+def _post_view(
+    post: Post, thread_of: dict[int, int], highlight: str | None, is_accepted: bool
+) -> PostView:
     return PostView(
         id=post.id,
         is_question=post.kind == Post.Kind.QUESTION,
+        is_accepted=is_accepted,
         score=post.score,
         created_at=post.created_at,
         body_html=clean_post_html(post.body, thread_of=thread_of, highlight_formula_id=highlight),

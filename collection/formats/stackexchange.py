@@ -29,6 +29,7 @@ class PostRecord:
     created_at: datetime | None
     owner_user_id: int | None
     line: int
+    accepted_answer_id: int | None = None  # questions only
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +146,7 @@ def parse_posts(path: str | Path, progress: RowProgress | None = None) -> Iterat
             created_at=row.date("CreationDate"),
             owner_user_id=row.number("OwnerUserId", required=False),
             line=row.line,
+            accepted_answer_id=row.number("AcceptedAnswerId", required=False),
         )
 
 

@@ -104,7 +104,7 @@ def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
 
 
 def _thread_row(post: PostRecord) -> tuple[Any, ...]:
-    return (post.id, post.title, json.dumps(post.tags))
+    return (post.id, post.title, json.dumps(post.tags), post.accepted_answer_id)
 
 
 def _post_row(post: PostRecord) -> tuple[Any, ...]:
@@ -119,7 +119,7 @@ def _post_row(post: PostRecord) -> tuple[Any, ...]:
     )
 
 
-_THREAD_FIELDS = ["id", "title", "tags"]
+_THREAD_FIELDS = ["id", "title", "tags", "accepted_answer_id"]
 _POST_FIELDS = ["id", "thread_id", "kind", "body", "score", "created_at", "owner_user_id"]
 
 
@@ -145,8 +145,10 @@ def _copy_posts(path: str | Path, reporter: _Reporter) -> tuple[int, int]:
         def posts() -> Iterator[tuple[Any, ...]]:
             for post in parse_posts(path, reporter.state):
                 if post.kind == QUESTION:
+                    accepted = "\\N" if post.accepted_answer_id is None else post.accepted_answer_id
                     spool.write(
-                        f"{post.id}\t{escape(post.title)}\t{escape(json.dumps(post.tags))}\n"
+                        f"{post.id}\t{escape(post.title)}\t{escape(json.dumps(post.tags))}"
+                        f"\t{accepted}\n"
                     )
                 yield _post_row(post)
                 reporter.tick()

@@ -59,6 +59,8 @@ def test_sample_imports_threads_posts_comments_formulas_when_given_every_file() 
         (12, 2, 11),
     ]
     assert Thread.objects.get(id=20).title == "Harmonic series & convergence"
+    assert thread.accepted_answer_id == 12
+    assert Thread.objects.get(id=20).accepted_answer_id is None
     assert not Post.objects.filter(id=30).exists()  # a tag wiki is not a thread
     assert "\n" in Post.objects.get(id=21).body
     assert Comment.objects.get(id=100).text == "Hint: consider $x<0$ and $x \\ge 0$ separately."

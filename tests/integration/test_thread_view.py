@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.staticfiles import finders
 
-from collection.models import Post
+from collection.models import Post, Thread
 from collection.selectors import thread_of_linked_posts
 from tests.factories import CommentFactory, PostFactory, ThreadFactory, UserFactory
 
@@ -154,3 +154,13 @@ def test_thread_page_highlights_the_candidate_formula_when_one_is_named(
     assert '<span class="math-container hit-formula" id="4711">$x^2+1$</span>' in html
     plain = assessor_client.get(f"/threads/{thread_id}/").content.decode()
     assert "hit-formula" not in plain
+
+
+def test_accepted_answer_comes_first_and_is_marked_when_the_asker_accepted_one(
+    assessor_client, thread_id: int
+) -> None:
+    Thread.objects.filter(id=thread_id).update(accepted_answer_id=1001)
+    html = assessor_client.get(f"/threads/{thread_id}/").content.decode()
+    assert html.index('id="post-1001"') < html.index('id="post-1002"')
+    assert html.count("✓ Accepted") == 1
+    assert html.index("✓ Accepted") > html.index('id="post-1001"')
