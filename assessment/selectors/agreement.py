@@ -73,6 +73,8 @@ class AgreementTable:
     intervals: dict[tuple[int, int], tuple[ConfidenceInterval, ConfidenceInterval]] = field(
         default_factory=dict
     )
+    # (topic number, pair) for every pair of assessors within each topic (task tables only).
+    per_topic: list[tuple[str, PairAgreement[int]]] = field(default_factory=list)
 
     def name(self, assessor: int) -> str:
         return self.names.get(assessor, f"#{assessor}")
@@ -91,20 +93,17 @@ class AgreementTable:
         ]
 
     @property
+    def topic_rows(self) -> list[tuple[str, str, str, PairAgreement[int]]]:
+        """Per topic and pair: topic number, both names and the pair's measures."""
+        return [(topic, self.name(p.first), self.name(p.second), p) for topic, p in self.per_topic]
+
+    @property
     def assessor_rows(self) -> list[tuple[str, AssessorMean[int] | None, GoldAgreement | None]]:
         """One row per assessor: name, mean kappa with the others, agreement with gold."""
         means = {m.assessor: m for m in self.means}
         gold = {g.assessor: g for g in self.gold}
         people = sorted(means.keys() | gold.keys(), key=self.name)
         return [(self.name(p), means.get(p), gold.get(p)) for p in people]
-
-
-def _ratings(rows: Iterable[tuple[int, int, int | None]]) -> Ratings:
-    ratings: Ratings = defaultdict(dict)
-    for assessor_id, hit_id, grade in rows:
-        if grade is not None:
-            ratings[assessor_id][hit_id] = grade
-    return ratings
 
 
 def _names(ids: Iterable[int]) -> dict[int, str]:
@@ -143,15 +142,22 @@ def _table(
     )
 
 
-def _work_judgments(task: RetrievalTask):  # type: ignore[no-untyped-def]
-    """Judgments of the task's official and dual assignments (revoked ones too: a judgment
-    counts for who made it). Filtering by the assignment ids, fetched first, spares the
-    database two joins on every judgment row."""
-    ids = Assignment.objects.filter(
-        topic__task=task,
-        purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
-    ).values_list("pk", flat=True)
-    return Judgment.objects.filter(assignment_id__in=list(ids))
+def _work_assignments(task: RetrievalTask) -> dict[int, str]:
+    """The task's official and dual assignments (revoked ones too: a judgment counts for who
+    made it), as assignment id -> topic number."""
+    return dict(
+        Assignment.objects.filter(
+            topic__task=task,
+            purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
+        ).values_list("pk", "topic__number")
+    )
+
+
+def _work_judgments(task: RetrievalTask, assignments: dict[int, str] | None = None):  # type: ignore[no-untyped-def]
+    """Judgments of the task's official and dual assignments. Filtering by the assignment ids,
+    fetched first, spares the database two joins on every judgment row."""
+    ids = list(assignments if assignments is not None else _work_assignments(task))
+    return Judgment.objects.filter(assignment_id__in=ids)
 
 
 def _shared_hits(judgments):  # type: ignore[no-untyped-def]
@@ -166,15 +172,27 @@ def _shared_hits(judgments):  # type: ignore[no-untyped-def]
 
 
 def task_agreement(*, task: RetrievalTask, with_ci: bool = False) -> AgreementTable:
-    """Agreement between the assessors of a task's official and dual assessments.
+    """Agreement between the assessors of a task's official and dual assessments, over the
+    task and per topic.
 
     Only hits graded by two or more assessors can show (dis)agreement, so the database
-    returns just those (a grouped subquery), in one query.
+    returns just those (a grouped subquery), in one query (plus the assignments and names).
     """
-    graded = _work_judgments(task).filter(grade__isnull=False)
+    assignments = _work_assignments(task)
+    graded = _work_judgments(task, assignments).filter(grade__isnull=False)
     shared_hits = _shared_hits(graded)
-    rows = graded.filter(hit_id__in=shared_hits).values_list("assessor_id", "hit_id", "grade")
-    return _table(_ratings(rows), with_ci=with_ci, seed=task.pool_seed)
+    rows = graded.filter(hit_id__in=shared_hits).values_list(
+        "assessor_id", "hit_id", "grade", "assignment_id"
+    )
+    ratings: Ratings = defaultdict(dict)
+    by_topic: dict[str, Ratings] = defaultdict(lambda: defaultdict(dict))
+    for assessor_id, hit_id, grade, assignment_id in rows:
+        ratings[assessor_id][hit_id] = grade  # type: ignore[assignment]
+        by_topic[assignments[assignment_id]][assessor_id][hit_id] = grade  # type: ignore[assignment]
+    table = _table(ratings, with_ci=with_ci, seed=task.pool_seed)
+    for topic in sorted(by_topic, key=_topic_sort_key):
+        table.per_topic.extend((topic, pair) for pair in pairwise_agreements(by_topic[topic]))
+    return table
 
 
 def _gold_agreement(

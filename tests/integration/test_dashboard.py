@@ -265,3 +265,12 @@ def test_progress_chart_goes_by_the_hour_when_judging_spans_less_than_two_days()
     progress = task_dashboard(task=task).progress
     assert [n for _, n in progress] == [1, Judgment.objects.count()]
     assert all(label.endswith(":00") for label, _ in progress)
+
+
+def test_agreement_is_also_given_per_topic_when_several_topics_are_dual_assessed() -> None:
+    task, _people, topics = scene(topics=4)
+    table = task_agreement(task=task)
+    per_topic = {topic: pair for topic, _, _, pair in table.topic_rows}
+    assert set(per_topic) == {topics[0].number, topics[1].number}
+    assert all(pair.shared == 6 for pair in per_topic.values())
+    assert sum(p.shared for p in table.pairs) == sum(p.shared for p in per_topic.values())
