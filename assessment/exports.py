@@ -105,6 +105,7 @@ AGREEMENT_COLUMNS = (
 def agreement_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
     """Pairs, then per-assessor means, then gold agreement and alpha, under one header."""
     yield from _pair_rows(scope, table)
+    yield from _topic_rows(scope, table)
     yield from _mean_rows(scope, table)
     yield from _gold_rows(scope, table)
     for label, alpha in (("ordinal", table.alpha_ordinal), ("nominal", table.alpha_nominal)):
@@ -116,6 +117,22 @@ def _pair_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
     for first, second, pair, _ in table.pair_rows:
         yield (
             scope,
+            first,
+            second,
+            pair.shared,
+            _value(pair.kappa),
+            _value(pair.kappa_binary),
+            _value(pair.kappa_linear),
+            _value(pair.kappa_quadratic),
+            _value(pair.percentage),
+            pair.kappa.reason or pair.kappa_binary.reason,
+        )
+
+
+def _topic_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
+    for topic, first, second, pair in table.topic_rows:
+        yield (
+            f"{scope} topic {topic}",
             first,
             second,
             pair.shared,

@@ -70,6 +70,16 @@ def _table(table: AgreementTable) -> dict[str, Any]:
             }
             for name, mean, gold in table.assessor_rows
         ],
+        "topics": [
+            {
+                "topic": topic,
+                "assessors": [first, second],
+                "shared_hits": pair.shared,
+                "kappa": _agreement(pair.kappa),
+                "kappa_binary": _agreement(pair.kappa_binary),
+            }
+            for topic, first, second, pair in table.topic_rows
+        ],
         "alpha_ordinal": _agreement(table.alpha_ordinal),
         "alpha_nominal": _agreement(table.alpha_nominal),
     }

@@ -180,11 +180,12 @@ def test_judgments_csv_has_one_row_per_judgment_with_purpose_when_exported(organ
 
 
 def test_agreement_csv_lists_pairs_and_means_when_exported(organizer) -> None:
-    task, _people, _topics = scene()
+    task, _people, topics = scene()
     response = organizer.get(reverse("assessment:organize_export_agreement", args=[task.pk]))
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     scopes = {r["scope"] for r in rows}
     assert {"task", "task mean", "task alpha ordinal"} <= scopes
+    assert {f"task topic {t.number}" for t in topics[:2]} <= scopes
     table = task_agreement(task=task)
     first = next(r for r in rows if r["scope"] == "task")
     assert float(first["kappa_4way"]) == pytest.approx(table.pairs[0].kappa.value, abs=1e-4)
