@@ -15,7 +15,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -66,6 +66,18 @@ def balance_plan(sizes: Mapping[T, int], loads: Mapping[U, int]) -> dict[T, U]:
     return plan
 
 
+def _insert(assignments: Iterable[Assignment]) -> list[Assignment]:
+    """Store new assignments; a concurrent request that took a topic first (the database's
+    one-official-per-topic rule) becomes an AssignmentError, not a server error."""
+    try:
+        with transaction.atomic():
+            return Assignment.objects.bulk_create(assignments)
+    except IntegrityError as error:
+        raise AssignmentError(
+            ["another organizer changed these assignments at the same time: reload and retry"]
+        ) from error
+
+
 def _hits_per_topic(topic_ids: Iterable[int]) -> dict[int, int]:
     rows = (
         Hit.objects.filter(item__topic_id__in=list(topic_ids))
@@ -94,7 +106,7 @@ def assignments_create(
     """
     topic_ids = [t.pk for t in topics]
     taken = dict(
-        _active(Assignment.objects.select_for_update())
+        _active(Assignment.objects.select_for_update(of=("self",)))
         .filter(topic_id__in=topic_ids, purpose=Assignment.Purpose.OFFICIAL)
         .values_list("topic__number", "assessor__username")
     )
@@ -108,7 +120,7 @@ def assignments_create(
     ]
     if problems:
         raise AssignmentError(problems)
-    return Assignment.objects.bulk_create(
+    return _insert(
         Assignment(
             topic=topic,
             assessor=assessor,
@@ -133,7 +145,7 @@ def assignments_balance(
     """
     if not assessors:
         raise AssignmentError(["choose at least one assessor"])
-    active_official = _active(Assignment.objects.select_for_update()).filter(
+    active_official = _active(Assignment.objects.select_for_update(of=("self",))).filter(
         topic__task=task, purpose=Assignment.Purpose.OFFICIAL
     )
     held = list(active_official.values_list("topic_id", "assessor_id"))
@@ -148,7 +160,7 @@ def assignments_balance(
     plan = balance_plan(sizes, loads)
     by_id = {a.pk: a for a in assessors}
     topics = {t.pk: t for t in open_topics}
-    return Assignment.objects.bulk_create(
+    return _insert(
         Assignment(
             topic=topics[topic_id],
             assessor=by_id[assessor_id],
@@ -297,7 +309,7 @@ def dual_assignments_create(
     if problems:
         raise AssignmentError(problems)
     by_id = {a.pk: a for a in assessors}
-    return Assignment.objects.bulk_create(
+    return _insert(
         Assignment(
             topic_id=topic_id,
             assessor=by_id[assessor_id],
