@@ -13,19 +13,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
+from collection.formats.formula_index import V3_HEADER
 from collection.synthetic.threads import PostRecord, ThreadRecord
 
-FORMULA_HEADER = (
-    "id",
-    "post_id",
-    "thread_id",
-    "type",
-    "comment_id",
-    "old_visual_id",
-    "visual_id",
-    "issue",
-    "formula",
-)
 _ATTRIBUTE_ESCAPES = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#xA;", "\t": "&#x9;"}
 )
@@ -86,7 +76,7 @@ class CollectionWriter:
         ):
             posts.write('<?xml version="1.0" encoding="utf-8"?>\n<posts>\n')
             comments.write('<?xml version="1.0" encoding="utf-8"?>\n<comments>\n')
-            formulas.write("\t".join(FORMULA_HEADER) + "\n")
+            formulas.write("\t".join(V3_HEADER) + "\n")
             for thread in threads:
                 self._write_thread(thread, posts, comments, formulas)
             posts.write("</posts>\n")
