@@ -1,6 +1,8 @@
 """Load test: many assessors judging at once through the real HTTP endpoints (issue 5 §7).
 
-The app runs under gunicorn (gthread workers, keep-alive) on a throwaway PostgreSQL database.
+The app runs under gunicorn (gthread workers, keep-alive, warmed up with a few requests that are
+not measured) on a throwaway PostgreSQL database. Five processes of two threads each: more
+threads per process queue on the GIL and double the tail latency on two cores.
 Each simulated assessor holds one official assignment (most on answer topics, one hit per item;
 some on formula topics, five hits per item) and judges ``--hits`` hits in the pool's order:
 GET the judging page, think, POST the item's judgments as JSON (what static/js/judge.js does),
@@ -13,7 +15,7 @@ judging page and of submit, errors, lost and doubled judgments.
 Targets on the 2-core machine: p95 < 50 ms for both, zero lost, zero errors.
 
     .venv/bin/python bench/judging_load.py [--small] [--assessors 50] [--hits 200]
-        [--think-ms 1000] [--workers 3] [--threads 8] [--client-procs 2] [--keep-db]
+        [--think-ms 1000] [--workers 5] [--threads 2] [--client-procs 2] [--keep-db]
 
 Think time: real ARQMath assessors took 26-83 s per judgment; the default one second (mean,
 exponential) before and after each submit makes an item take ~2 s, over ten times faster than
@@ -331,6 +333,7 @@ def start_gunicorn(port: int, db_url: str, workers: int, threads: int) -> subpro
             str(threads),
             "--keep-alive",
             "30",
+            "--preload",  # import the app once, before the workers fork
             "--log-level",
             "warning",
         ],
@@ -348,6 +351,20 @@ def start_gunicorn(port: int, db_url: str, workers: int, threads: int) -> subpro
             time.sleep(0.3)
     server.kill()
     sys.exit("gunicorn did not answer /healthz within 30 s")
+
+
+def warm_up(port: int, assessor: Assessor, requests: int) -> None:
+    """Fresh connections spread over the workers so each has compiled its templates and
+    URL patterns before anything is measured (a served deployment is warm)."""
+    item_id = assessor.items[0][0]
+    for _ in range(requests):
+        session = Session(port, assessor)
+        session.request("GET", f"/assess/{assessor.assignment_id}/{item_id}/")
+        session.request(
+            "GET", f"/api/assignments/{assessor.assignment_id}/items/{item_id}/judgments/"
+        )
+        if session.connection is not None:
+            session.connection.close()
 
 
 def percentile(values: list[float], q: int) -> float:
@@ -386,8 +403,8 @@ def main() -> None:
     parser.add_argument("--formula-share", type=float, default=0.2)
     parser.add_argument("--think-ms", type=float, default=1000.0)
     parser.add_argument("--retry-share", type=float, default=0.05)
-    parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--client-procs", type=int, default=2)
     parser.add_argument("--port", type=int, default=8197)
     parser.add_argument("--seed", type=int, default=5)
@@ -421,6 +438,7 @@ def main() -> None:
     connections.close_all()
 
     server = start_gunicorn(options.port, db_url, options.workers, options.threads)
+    warm_up(options.port, people[0], options.workers * options.threads * 3)
     try:
         shares = [people[i :: options.client_procs] for i in range(options.client_procs)]
         jobs = [
