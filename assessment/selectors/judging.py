@@ -146,28 +146,36 @@ class ItemStatus:
         return "partial" if self.judged else "unjudged"
 
 
-def item_statuses(assignment: Assignment) -> list[ItemStatus]:
+def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemStatus]:
     """Every pool item of the assignment's topic in display order with its judged hits.
 
-    One query; the judgment join is restricted to this assignment.
+    One query; the judgment join is restricted to this assignment. ``detail`` adds the flagged
+    count and the best grade (the item list shows them; the judging page needs neither).
     """
     mine = Q(hits__judgments__assignment=assignment)
+    counts: dict[str, Count | Max] = {
+        "n_hits": Count("hits", distinct=True),
+        "n_judged": Count("hits__judgments", filter=mine),
+    }
+    if detail:
+        counts["n_flagged"] = Count("hits__judgments", filter=mine & ~Q(hits__judgments__flag=""))
+        counts["best"] = Max("hits__judgments__grade", filter=mine)
     rows = (
         PoolItem.objects.filter(topic_id=assignment.topic_id)
         .order_by("display_order")
-        .annotate(
-            n_hits=Count("hits", distinct=True),
-            n_judged=Count("hits__judgments", filter=mine),
-            n_flagged=Count("hits__judgments", filter=mine & ~Q(hits__judgments__flag="")),
-            best=Max("hits__judgments__grade", filter=mine),
-        )
-        .values_list("pk", "n_hits", "n_judged", "n_flagged", "best")
+        .annotate(**counts)
+        .values_list("pk", *counts)
     )
     return [
         ItemStatus(
-            item_id=pk, position=i, hits=hits, judged=judged, flagged=flagged, best_grade=best
+            item_id=row[0],
+            position=i,
+            hits=row[1],
+            judged=row[2],
+            flagged=row[3] if detail else 0,
+            best_grade=row[4] if detail else None,
         )
-        for i, (pk, hits, judged, flagged, best) in enumerate(rows, start=1)
+        for i, row in enumerate(rows, start=1)
     ]
 
 

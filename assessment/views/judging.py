@@ -102,7 +102,7 @@ def assess_continue(request: HttpRequest, assignment_id: int) -> HttpResponse:
 def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """Every item of the topic (judged, unjudged, flagged) to jump to and revise."""
     assignment = _assignment_or_404(request, assignment_id)
-    statuses = item_statuses(assignment)
+    statuses = item_statuses(assignment, detail=True)
     wanted = request.GET.get("show", "all")
     shown = [s for s in statuses if wanted in ("all", s.state)]
     counts = {
