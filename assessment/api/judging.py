@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -58,6 +59,21 @@ class JudgmentOut(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
+class ItemStateOut(serializers.Serializer):
+    """What the page needs after a read or a submit: its own judgments and where to go next."""
+
+    item = serializers.IntegerField()
+    judgments = JudgmentOut(many=True)
+    judged_hits = serializers.IntegerField()
+    total_hits = serializers.IntegerField()
+    next_unjudged_url = serializers.CharField(allow_null=True)
+    items_url = serializers.CharField()
+
+
+class ProblemsOut(serializers.Serializer):
+    problems = serializers.DictField(child=serializers.CharField(), help_text="hit id → problem")
+
+
 def _state(assignment: Assignment, item_id: int, judgments: list[Judgment]) -> dict:
     statuses = item_statuses(assignment)
     following = next_unjudged_item_id(statuses, item_id)
@@ -82,6 +98,7 @@ class ItemJudgmentsView(APIView):
             raise Http404("No such assignment.")
         return assignment
 
+    @extend_schema(responses={200: ItemStateOut})
     def get(self, request: Request, assignment_id: int, item_id: int) -> Response:
         assignment = self._assignment(request, assignment_id)
         judgments = item_state(assignment, item_id)
@@ -89,6 +106,7 @@ class ItemJudgmentsView(APIView):
             raise Http404("No such item in this topic.")
         return Response(_state(assignment, item_id, judgments))
 
+    @extend_schema(request=SubmitIn, responses={200: ItemStateOut, 400: ProblemsOut})
     def post(self, request: Request, assignment_id: int, item_id: int) -> Response:
         # Scope is the service's: it locks the assessor's own assignment or answers 404.
         given = SubmitIn(data=request.data)
