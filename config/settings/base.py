@@ -94,6 +94,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Sessions are read on every request (the judging page most of all): serve them from the
+# cache (Redis when REDIS_URL is set) and keep the database copy for durability.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
