@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import (
+    Case,
     Count,
     Exists,
     F,
@@ -21,7 +22,9 @@ from django.db.models import (
     Max,
     OuterRef,
     Q,
+    QuerySet,
     Subquery,
+    When,
 )
 from django.db.models.functions import Coalesce
 
@@ -42,6 +45,7 @@ __all__ = [
     "item_state",
     "item_statuses",
     "next_unjudged_item_id",
+    "pool_items_of",
 ]
 
 
@@ -57,6 +61,14 @@ class _Count(Subquery):
     def __init__(self, queryset, **extra) -> None:  # type: ignore[no-untyped-def]
         counted = queryset.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")[:1]
         super().__init__(counted, **extra)
+
+
+def pool_items_of(assignment: Assignment) -> QuerySet[PoolItem]:
+    """The pool items an assignment covers: its topic's, or only the round's in training."""
+    items = PoolItem.objects.filter(topic_id=assignment.topic_id)
+    if assignment.training_round_id is not None:
+        items = items.filter(training_rounds=assignment.training_round_id)
+    return items
 
 
 def _unjudged_hits(assignment_ref: OuterRef | int, item_ref: OuterRef):  # type: ignore[no-untyped-def]
@@ -86,22 +98,32 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
 
     One query: counts and the first unjudged item (pool display order) are subqueries.
     """
-    first_unjudged = (
+    unjudged = (
         PoolItem.objects.filter(topic=OuterRef("topic"))
         .filter(Exists(_unjudged_hits(OuterRef(OuterRef(OuterRef("pk"))), OuterRef("pk"))))
         .order_by("display_order")
-        .values("pk")[:1]
+        .values("pk")
+    )
+    topic_hits = Hit.objects.filter(item__topic=OuterRef("topic"))
+    # Training assignments cover only their round's items (a handful per topic).
+    in_round = {"item__training_rounds": OuterRef("training_round")}
+    first_unjudged = Case(
+        When(training_round__isnull=True, then=Subquery(unjudged[:1])),
+        default=Subquery(unjudged.filter(training_rounds=OuterRef("training_round"))[:1]),
     )
     rows = (
         Assignment.objects.filter(assessor_id=assessor.pk, revoked_at__isnull=True)
         .select_related("topic__task__campaign", "training_round")
         .annotate(
-            n_total=Coalesce(_Count(Hit.objects.filter(item__topic=OuterRef("topic"))), 0),
+            n_total=Case(
+                When(training_round__isnull=True, then=Coalesce(_Count(topic_hits), 0)),
+                default=Coalesce(_Count(topic_hits.filter(**in_round)), 0),
+            ),
             n_judged=Coalesce(_Count(Judgment.objects.filter(assignment=OuterRef("pk"))), 0),
             n_flagged=Coalesce(
                 _Count(Judgment.objects.filter(assignment=OuterRef("pk")).exclude(flag="")), 0
             ),
-            continue_item=Subquery(first_unjudged),
+            continue_item=first_unjudged,
         )
         .order_by("topic__task__campaign__name", "topic__task__kind", "topic__id", "purpose")
     )
@@ -161,7 +183,7 @@ def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemS
         counts["n_flagged"] = Count("hits__judgments", filter=mine & ~Q(hits__judgments__flag=""))
         counts["best"] = Max("hits__judgments__grade", filter=mine)
     rows = (
-        PoolItem.objects.filter(topic_id=assignment.topic_id)
+        pool_items_of(assignment)
         .order_by("display_order")
         .annotate(**counts)
         .values_list("pk", *counts)
@@ -266,7 +288,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
     item_fields = ("key", "post_id", "visual_id", "answer", "display_order")
     # The item, its hits and this assignment's judgments of them in one query.
     hits = list(
-        Hit.objects.filter(item_id=item_id, item__topic_id=topic.pk)
+        Hit.objects.filter(item__in=pool_items_of(assignment).filter(pk=item_id))
         .select_related("item")
         .only(
             "pk",
@@ -288,9 +310,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
         item_obj = hits[0].item
     else:  # an item without hits still has a page, saying so
         item_obj = (
-            PoolItem.objects.filter(pk=item_id, topic_id=topic.pk)
-            .only("topic_id", *item_fields)
-            .first()
+            pool_items_of(assignment).filter(pk=item_id).only("topic_id", *item_fields).first()
         )
         if item_obj is None:
             return None
@@ -397,7 +417,7 @@ def _assemble(
 def item_state(assignment: Assignment, item_id: int) -> list[Judgment] | None:
     """This assignment's judgments of one item (a second tab refreshes from it), or None when
     the item is not in the assignment's topic. Two queries."""
-    if not PoolItem.objects.filter(pk=item_id, topic_id=assignment.topic_id).exists():
+    if not pool_items_of(assignment).filter(pk=item_id).exists():
         return None
     return list(
         Judgment.objects.filter(assignment=assignment, hit__item_id=item_id)
@@ -409,7 +429,8 @@ def item_state(assignment: Assignment, item_id: int) -> list[Judgment] | None:
 def item_hit_ids(assignment: Assignment, item_id: int) -> list[int] | None:
     """The hit ids of one item of the assignment's topic, in order; None if not in it."""
     rows = list(
-        PoolItem.objects.filter(pk=item_id, topic_id=assignment.topic_id)
+        pool_items_of(assignment)
+        .filter(pk=item_id)
         .order_by("hits__position", "hits__pk")
         .values_list("hits__pk", flat=True)
     )

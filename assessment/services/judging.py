@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, Func, IntegerField, OuterRef, Subquery
+from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, When
 from django.utils import timezone
 
 from assessment.models import Assignment, Judgment, JudgmentRevision
@@ -72,6 +72,13 @@ class HitVerdict:
         return None
 
 
+def _count(hits: QuerySet[Hit]) -> Subquery:
+    return Subquery(
+        hits.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")[:1],
+        output_field=IntegerField(),
+    )
+
+
 def _locked_assignment(
     assignment_id: int, assessor: AbstractBaseUser, item_id: int, hit_ids: Sequence[int]
 ) -> Assignment:
@@ -81,16 +88,18 @@ def _locked_assignment(
     The lock serializes every submit to one assignment, so two requests for the same
     (assignment, hit) cannot both insert: the second waits, then finds the first's row.
     """
-    in_scope = Hit.objects.filter(
+    in_topic = Hit.objects.filter(
         pk__in=hit_ids, item_id=item_id, item__topic_id=OuterRef("topic_id")
     )
+    # A training assignment reaches only the round's own items.
+    in_round = in_topic.filter(item__training_rounds=OuterRef("training_round_id"))
     locked = (
         Assignment.objects.select_for_update(of=("self",))
         .filter(pk=assignment_id, assessor_id=assessor.pk, revoked_at__isnull=True)
         .annotate(
-            hits_in_scope=Subquery(
-                in_scope.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")[:1],
-                output_field=IntegerField(),
+            hits_in_scope=Case(
+                When(training_round__isnull=True, then=_count(in_topic)),
+                default=_count(in_round),
             )
         )
         .first()
