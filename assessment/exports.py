@@ -113,36 +113,29 @@ def agreement_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...
         yield (f"{scope} alpha {label}", "(all)", "", alpha.n, _value(alpha), "", "", "", "", note)
 
 
+def _pair_cells(scope: str, first: Any, second: Any, pair: Any) -> tuple[Any, ...]:
+    return (
+        scope,
+        first,
+        second,
+        pair.shared,
+        _value(pair.kappa),
+        _value(pair.kappa_binary),
+        _value(pair.kappa_linear),
+        _value(pair.kappa_quadratic),
+        _value(pair.percentage),
+        pair.kappa.reason or pair.kappa_binary.reason,
+    )
+
+
 def _pair_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
     for first, second, pair, _ in table.pair_rows:
-        yield (
-            scope,
-            first,
-            second,
-            pair.shared,
-            _value(pair.kappa),
-            _value(pair.kappa_binary),
-            _value(pair.kappa_linear),
-            _value(pair.kappa_quadratic),
-            _value(pair.percentage),
-            pair.kappa.reason or pair.kappa_binary.reason,
-        )
+        yield _pair_cells(scope, first, second, pair)
 
 
 def _topic_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
     for topic, first, second, pair in table.topic_rows:
-        yield (
-            f"{scope} topic {topic}",
-            first,
-            second,
-            pair.shared,
-            _value(pair.kappa),
-            _value(pair.kappa_binary),
-            _value(pair.kappa_linear),
-            _value(pair.kappa_quadratic),
-            _value(pair.percentage),
-            pair.kappa.reason or pair.kappa_binary.reason,
-        )
+        yield _pair_cells(f"{scope} topic {topic}", first, second, pair)
 
 
 def _mean_rows(scope: str, table: AgreementTable) -> Iterator[tuple[Any, ...]]:
