@@ -10,9 +10,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {
-        k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DJANGO_SETTINGS_MODULE"}
-    }
+    # Only what a deployment would have: the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE for
+    # their live server, which check --deploy rightly refuses.
+    unset = {"SECRET_KEY", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    base = {k: v for k, v in os.environ.items() if k not in unset}
     base |= {
         "DJANGO_SETTINGS_MODULE": "config.settings.prod",
         "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/qrelsmith",
