@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django import template
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
+CHECKED = mark_safe(" checked")
 
 
 @register.simple_tag
@@ -26,7 +27,7 @@ def grade_control(
         '<label class="choice choice-{}"><input type="radio" name="choice-{}" value="{}"{}>'
         "<span>{} <kbd>{}</kbd></span></label>",
         (
-            (css, hit_id, value, format_html(" checked") if value == current else "", label, key)
+            (css, hit_id, value, CHECKED if value == current else "", label, key)
             for value, label, key, css in choices
         ),
     )
