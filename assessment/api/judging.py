@@ -19,12 +19,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assessment.models import Assignment, Judgment
-from assessment.selectors.judging import (
-    assignment_for,
-    item_state,
-    item_statuses,
-    next_unjudged_item_id,
-)
+from assessment.selectors.judging import item_state
+from assessment.selectors.progress import assignment_for, item_statuses, next_unjudged_item_id
 from assessment.services.judging import (
     MAX_ACTIVE_SECONDS,
     HitVerdict,

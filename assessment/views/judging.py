@@ -18,12 +18,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from assessment.models import Assignment, Judgment
-from assessment.selectors.judging import (
-    ItemPage,
+from assessment.selectors.judging import ItemPage, item_hit_ids, item_page
+from assessment.selectors.progress import (
     assignment_for,
     assignments_with_progress,
-    item_hit_ids,
-    item_page,
     item_statuses,
     next_unjudged_item_id,
 )

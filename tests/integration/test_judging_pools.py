@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import pytest
 
 from assessment.models import Assignment
-from assessment.selectors.judging import (
+from assessment.selectors.judging import item_page
+from assessment.selectors.progress import (
     assignments_with_progress,
-    item_page,
     item_statuses,
     next_unjudged_item_id,
 )

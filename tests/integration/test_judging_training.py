@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from assessment.models import Assignment
-from assessment.selectors.judging import assignments_with_progress, item_statuses
+from assessment.selectors.progress import assignments_with_progress, item_statuses
 from assessment.services.judging import JudgingNotFound, judgment_submit
 from tests.factories import TrainingRoundFactory
 from tests.integration.test_judging_pools import answer_pool, assign

@@ -1,0 +1,194 @@
+"""An assessor's assignments and how far each has got: progress, item statuses, what's next.
+
+Training assignments cover only their round's items; everything else an assessor reaches is
+scoped through ``pool_items_of``. Each function runs a fixed number of queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    When,
+)
+from django.db.models.functions import Coalesce
+
+from assessment.models import Assignment, Judgment
+from pooling.models import Hit, PoolItem
+
+__all__ = [
+    "AssignmentProgress",
+    "ItemStatus",
+    "assignment_for",
+    "assignments_with_progress",
+    "item_statuses",
+    "next_unjudged_item_id",
+    "pool_items_of",
+]
+
+
+class _Count(Subquery):
+    """COUNT(*) of a correlated queryset, as a scalar subquery (0 when empty)."""
+
+    output_field = IntegerField()
+
+    def __init__(self, queryset, **extra) -> None:  # type: ignore[no-untyped-def]
+        counted = queryset.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")[:1]
+        super().__init__(counted, **extra)
+
+
+def pool_items_of(assignment: Assignment) -> QuerySet[PoolItem]:
+    """The pool items an assignment covers: its topic's, or only the round's in training."""
+    items = PoolItem.objects.filter(topic_id=assignment.topic_id)
+    if assignment.training_round_id is not None:
+        items = items.filter(training_rounds=assignment.training_round_id)
+    return items
+
+
+def _unjudged_hits(assignment_ref: OuterRef | int, item_ref: OuterRef):  # type: ignore[no-untyped-def]
+    judged = Judgment.objects.filter(hit=OuterRef("pk"), assignment=assignment_ref)
+    return Hit.objects.filter(item=item_ref).exclude(Exists(judged))
+
+
+@dataclass(frozen=True)
+class AssignmentProgress:
+    assignment: Assignment
+    judged: int
+    total: int
+    flagged: int
+    continue_item_id: int | None
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.judged / self.total) if self.total else 0
+
+    @property
+    def is_done(self) -> bool:
+        return self.total > 0 and self.judged >= self.total
+
+
+def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProgress]:
+    """The assessor's active assignments with judged/total hits and where to continue.
+
+    One query: counts and the first unjudged item (pool display order) are subqueries.
+    """
+    unjudged = (
+        PoolItem.objects.filter(topic=OuterRef("topic"))
+        .filter(Exists(_unjudged_hits(OuterRef(OuterRef(OuterRef("pk"))), OuterRef("pk"))))
+        .order_by("display_order")
+        .values("pk")
+    )
+    topic_hits = Hit.objects.filter(item__topic=OuterRef("topic"))
+    # Training assignments cover only their round's items (a handful per topic).
+    in_round = {"item__training_rounds": OuterRef("training_round")}
+    first_unjudged = Case(
+        When(training_round__isnull=True, then=Subquery(unjudged[:1])),
+        default=Subquery(unjudged.filter(training_rounds=OuterRef("training_round"))[:1]),
+    )
+    rows = (
+        Assignment.objects.filter(assessor_id=assessor.pk, revoked_at__isnull=True)
+        .select_related("topic__task__campaign", "training_round")
+        .annotate(
+            n_total=Case(
+                When(training_round__isnull=True, then=Coalesce(_Count(topic_hits), 0)),
+                default=Coalesce(_Count(topic_hits.filter(**in_round)), 0),
+            ),
+            n_judged=Coalesce(_Count(Judgment.objects.filter(assignment=OuterRef("pk"))), 0),
+            n_flagged=Coalesce(
+                _Count(Judgment.objects.filter(assignment=OuterRef("pk")).exclude(flag="")), 0
+            ),
+            continue_item=first_unjudged,
+        )
+        .order_by("topic__task__campaign__name", "topic__task__kind", "topic__id", "purpose")
+    )
+    return [
+        AssignmentProgress(
+            assignment=row,
+            judged=row.n_judged,
+            total=row.n_total,
+            flagged=row.n_flagged,
+            continue_item_id=row.continue_item,
+        )
+        for row in rows
+    ]
+
+
+def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignment | None:
+    """The assessor's own active assignment with its topic and task, or None (→ 404)."""
+    return (
+        Assignment.objects.select_related("topic__task")
+        .filter(pk=assignment_id, assessor_id=assessor.pk, revoked_at__isnull=True)
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class ItemStatus:
+    item_id: int
+    position: int  # 1-based, in the pool's display order
+    hits: int
+    judged: int
+    flagged: int
+    best_grade: int | None = None  # the highest grade given to a hit of the item
+
+    @property
+    def grade_letter(self) -> str:
+        return "NLMH"[self.best_grade] if self.best_grade is not None else ""
+
+    @property
+    def state(self) -> str:
+        if self.hits and self.judged >= self.hits:
+            return "flagged" if self.flagged else "judged"
+        return "partial" if self.judged else "unjudged"
+
+
+def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemStatus]:
+    """Every pool item of the assignment's topic in display order with its judged hits.
+
+    One query; the judgment join is restricted to this assignment. ``detail`` adds the flagged
+    count and the best grade (the item list shows them; the judging page needs neither).
+    """
+    mine = Q(hits__judgments__assignment=assignment)
+    counts: dict[str, Count | Max] = {
+        "n_hits": Count("hits", distinct=True),
+        "n_judged": Count("hits__judgments", filter=mine),
+    }
+    if detail:
+        counts["n_flagged"] = Count("hits__judgments", filter=mine & ~Q(hits__judgments__flag=""))
+        counts["best"] = Max("hits__judgments__grade", filter=mine)
+    rows = (
+        pool_items_of(assignment)
+        .order_by("display_order")
+        .annotate(**counts)
+        .values_list("pk", *counts)
+    )
+    return [
+        ItemStatus(
+            item_id=row[0],
+            position=i,
+            hits=row[1],
+            judged=row[2],
+            flagged=row[3] if detail else 0,
+            best_grade=row[4] if detail else None,
+        )
+        for i, row in enumerate(rows, start=1)
+    ]
+
+
+def next_unjudged_item_id(statuses: list[ItemStatus], after_item_id: int | None) -> int | None:
+    """The first item after ``after_item_id`` (wrapping round) with a hit still unjudged."""
+    start = next((s.position for s in statuses if s.item_id == after_item_id), 0)
+    ordered = statuses[start:] + statuses[:start]
+    return next((s.item_id for s in ordered if s.judged < s.hits), None)
