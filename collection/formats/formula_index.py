@@ -10,7 +10,7 @@ recomputes it from the SLT when an SLT file is loaded.
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TextIO, TypeVar
 
 from collection.formats.copy_text import NULL, escape
 from collection.formats.errors import ImportFileError
@@ -32,6 +32,7 @@ V3_HEADER = [
 ]
 FIVE_COLUMN_HEADER = ["id", "post_id", "thread_id", "type", "formula"]
 SIX_COLUMN_HEADER = ["id", "post_id", "thread_id", "type", "visual_id", "formula"]
+T = TypeVar("T")
 _HEADERS = {tuple(h): h for h in (V3_HEADER, FIVE_COLUMN_HEADER, SIX_COLUMN_HEADER)}
 
 
@@ -187,27 +188,13 @@ def formula_index_copy_lines(
     """
     with open_text(path) as handle:
         reader = TsvReader(path, handle)
-        header = _HEADERS.get(tuple(reader.header))
-        if header is None:
-            raise ImportFileError(
-                path, 1, f"unknown formula index header: {' '.join(reader.header)!r}"
-            )
+        header = _index_header(path, reader)
         rows = reader.raw_rows()
         if header is V3_HEADER:
             lines = _v3_copy_lines(reader, rows)
         else:
             lines = map(_copy_line, _short_rows(reader, rows, header))
-        if progress is None:
-            yield from lines
-            return
-        count = 0
-        for count, line in enumerate(lines, 1):
-            yield line
-            if not count & 8191:
-                progress.rows = count
-                progress.bytes_read = handle.buffer.tell()
-        progress.rows = count
-        progress.bytes_read = handle.buffer.tell()
+        yield from _tracked(lines, handle, progress)
 
 
 def parse_formula_index(
@@ -216,24 +203,35 @@ def parse_formula_index(
     """Formula instances of an index TSV (v3, 6- or 5-column form, detected by the header)."""
     with open_text(path) as handle:
         reader = TsvReader(path, handle)
-        header = _HEADERS.get(tuple(reader.header))
-        if header is None:
-            raise ImportFileError(
-                path, 1, f"unknown formula index header: {' '.join(reader.header)!r}"
-            )
+        header = _index_header(path, reader)
         rows = reader.raw_rows()
         parsed = (
             _v3_rows(reader, rows) if header is V3_HEADER else _short_rows(reader, rows, header)
         )
-        if progress is None:
-            yield from parsed
-            return
-        for formula in parsed:
-            yield formula
-            progress.rows += 1
-            if not progress.rows % 8192:
-                progress.bytes_read = handle.buffer.tell()
-        progress.bytes_read = handle.buffer.tell()
+        yield from _tracked(parsed, handle, progress)
+
+
+def _index_header(path: str | Path, reader: TsvReader) -> list[str]:
+    header = _HEADERS.get(tuple(reader.header))
+    if header is None:
+        raise ImportFileError(path, 1, f"unknown formula index header: {' '.join(reader.header)!r}")
+    return header
+
+
+def _tracked(items: Iterator[T], handle: TextIO, progress: RowProgress | None) -> Iterator[T]:
+    """``items`` as they are, telling ``progress`` (if any) the rows and bytes read so far."""
+    if progress is None:
+        yield from items
+        return
+    start = progress.rows
+    count = 0
+    for count, item in enumerate(items, 1):
+        yield item
+        if not count & 8191:
+            progress.rows = start + count
+            progress.bytes_read = handle.buffer.tell()
+    progress.rows = start + count
+    progress.bytes_read = handle.buffer.tell()
 
 
 def formula_index_lines(path: str | Path) -> Iterator[tuple[int, FormulaRow]]:
