@@ -32,6 +32,7 @@ from pooling.algorithms import (
     select_instances,
     topic_rng,
 )
+from pooling.locks import topic_pools_lock
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem
 from pooling.selectors.pool_inputs import (
     PooledRuns,
@@ -211,8 +212,10 @@ def _write_chunk(
     changes = _Changes()
     with transaction.atomic():
         _commit_without_waiting_for_disk()
-        # Serialize concurrent builds of these topics (a no-op on SQLite, which locks the file).
-        list(Topic.objects.select_for_update().filter(pk__in=topic_ids).order_by("pk").values("pk"))
+        # Serializes concurrent builds of these topics and judging submits to them (the lock
+        # order is in pooling/locks.py): what ``stored_pools`` reads as judged stays judged,
+        # and nothing unjudged gains a judgment, until this chunk commits.
+        topic_pools_lock(topic_ids=topic_ids)
         stored = stored_pools(topic_ids)
         for topic_id, number, plan in chunk:
             _retire_vanished(stored[topic_id], plan, changes)
