@@ -53,10 +53,27 @@ class GoldGrade(models.Model):
 
 
 class Assignment(models.Model):
+    """A topic given to an assessor. A move (issue 11 §2) never changes an assignment's
+    assessor: it revokes the assignment and creates a new one that ``replaces`` it, so every
+    judgment stays with the assignment (and the assessor) it was made under.
+
+    ``handover`` says what the new assessor takes over. ``continue``: the hits already judged
+    along the line of moves count as done (shown as "judged by a previous assessor", never
+    their grade), and the new assessor judges the rest; ``line_start`` names the first
+    assignment of that line, so one indexed comparison finds every judgment the line holds.
+    ``start_over``: the new assessor judges every hit blind, and the earlier judgments no
+    longer count toward qrels (docs/assignments.md).
+    """
+
     class Purpose(models.TextChoices):
         OFFICIAL = "official"
         DUAL = "dual"
         TRAINING = "training"
+
+    class Handover(models.TextChoices):
+        NONE = "", "Not a move"
+        CONTINUE = "continue", "Continue: the new assessor judges what is left"
+        START_OVER = "start_over", "Start over: the new assessor judges every item blind"
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
     assessor = models.ForeignKey(
@@ -73,6 +90,25 @@ class Assignment(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(
         null=True, blank=True, help_text="Training: the assessor handed the round in."
+    )
+    replaces = models.OneToOneField(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="replaced_by",
+        help_text="The (revoked) assignment this one took over by a move.",
+    )
+    handover = models.CharField(
+        max_length=10, choices=Handover.choices, blank=True, default=Handover.NONE
+    )
+    line_start = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Continue-moves: the first assignment of the line this one carries on.",
     )
 
     class Meta:
@@ -92,6 +128,22 @@ class Assignment(models.Model):
                 condition=models.Q(purpose="training", training_round__isnull=False)
                 | (~models.Q(purpose="training") & models.Q(training_round__isnull=True)),
                 name="training_assignment_has_round",
+            ),
+            # A move names what it replaces and how; nothing else has a handover.
+            models.CheckConstraint(
+                condition=(models.Q(replaces__isnull=True) & models.Q(handover=""))
+                | (
+                    models.Q(replaces__isnull=False)
+                    & models.Q(handover__in=["continue", "start_over"])
+                    & ~models.Q(purpose="training")
+                ),
+                name="assignment_handover_with_replaces",
+            ),
+            # Exactly the continue-moves carry a line on.
+            models.CheckConstraint(
+                condition=models.Q(handover="continue", line_start__isnull=False)
+                | (~models.Q(handover="continue") & models.Q(line_start__isnull=True)),
+                name="assignment_line_only_when_continuing",
             ),
         ]
         indexes = [models.Index(fields=["assessor", "revoked_at"], name="assignment_assessor")]

@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from assessment.models import Adjudication, Assignment, Judgment
+from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
 from evaluation.measures import RunRow
 from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
@@ -39,9 +40,13 @@ def _item_filter(task: RetrievalTask, prefix: str) -> Q:
 
 
 def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
-    """Every official and dual judgment and every adjudication of the task, latest first.
+    """Every official and dual judgment that counts and every adjudication of the task,
+    latest first.
 
-    Revoked assignments and training assignments do not count toward qrels."""
+    A judgment counts while its assignment is active or an active assignment carries its line
+    on after a continue-move (``counted_judgments``, docs/assignments.md): a moved topic
+    keeps the earlier assessor's judgments for the hits they judged. A revoked assignment's
+    judgments, a start-over move's earlier ones and training judgments do not count."""
     formula = task.kind == RetrievalTask.Kind.FORMULA
     records: list[JudgmentRecord] = []
     adjudications = (
@@ -56,8 +61,8 @@ def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
     judgments = (
         Judgment.objects.filter(
             _item_filter(task, "hit__item__"),
+            counted_judgments(),
             assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
-            assignment__revoked_at__isnull=True,
         )
         .order_by("-updated_at", "-id")
         .values_list(

@@ -4,8 +4,10 @@ GET  /api/assignments/<assignment>/items/<item>/judgments/  → the item's curre
 POST the same                                                → store them (all or nothing)
 
 Scoped like the pages (another assessor's assignment or another topic's item: 404), blind
-(only this assignment's own judgments go out), idempotent (send a client_token per attempt
-and retry with the same one).
+(only this assignment's own judgments go out; after a continue-move, the hits a previous
+assessor judged are listed by id in ``previous_hits``, never with their grade or comment, and
+submitting one answers 400), idempotent (send a client_token per attempt and retry with the
+same one).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assessment.models import Assignment, Judgment
-from assessment.selectors.judging import item_state
+from assessment.selectors.judging import item_previous_hit_ids, item_state
 from assessment.selectors.progress import assignment_for, item_statuses, next_unjudged_item_id
 from assessment.services.judging import (
     MAX_ACTIVE_SECONDS,
@@ -60,6 +62,10 @@ class ItemStateOut(serializers.Serializer):
 
     item = serializers.IntegerField()
     judgments = JudgmentOut(many=True)
+    previous_hits = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Hits of this item judged by a previous assessor: done, not to be judged.",
+    )
     judged_hits = serializers.IntegerField()
     total_hits = serializers.IntegerField()
     next_unjudged_url = serializers.CharField(allow_null=True)
@@ -76,6 +82,7 @@ def _state(assignment: Assignment, item_id: int, judgments: list[Judgment]) -> d
     return {
         "item": item_id,
         "judgments": JudgmentOut(judgments, many=True).data,
+        "previous_hits": item_previous_hit_ids(assignment, item_id),
         "judged_hits": sum(s.judged for s in statuses),
         "total_hits": sum(s.hits for s in statuses),
         "next_unjudged_url": (

@@ -3,7 +3,9 @@
 GET  /api/organize/tasks/<task>/agreement/        pairwise kappas, means, alpha, training rounds
 GET  /api/organize/tasks/<task>/assignments/      active official and dual assignments
 POST the same  {"action": "assign" | "balance" | "dual", ...}   → 201 with what was created
-POST /api/organize/assignments/<id>/move/  {"assessor": "bob"}
+POST /api/organize/assignments/<id>/move/  {"assessor": "bob", "handover": "continue"}
+     → the new assignment, the one it replaces, and how many judged hits stay with the
+       earlier assessor(s) ("kept_judgments") and are left to judge ("hits_left")
 POST /api/organize/assignments/<id>/revoke/
 
 Rule breaks (a topic already assigned, a dual assessor who is the official one) answer 400
@@ -30,6 +32,7 @@ from assessment.selectors.agreement import AgreementTable, task_agreement, train
 from assessment.selectors.overview import assignment_rows
 from assessment.services.assignments import (
     AssignmentError,
+    AssignmentMove,
     assignment_move,
     assignment_revoke,
     assignments_balance,
@@ -109,6 +112,15 @@ class AssignmentRequest(serializers.Serializer):
 
 class MoveRequest(serializers.Serializer):
     assessor = serializers.CharField()
+    handover = serializers.ChoiceField(
+        choices=[Assignment.Handover.CONTINUE.value, Assignment.Handover.START_OVER.value],
+        default=Assignment.Handover.CONTINUE.value,
+        help_text=(
+            "continue: the judged hits count as done and the new assessor judges the rest; "
+            "start_over: the new assessor judges every hit blind and only their judgments "
+            "count toward qrels. Either way the earlier judgments stay with their authors."
+        ),
+    )
 
 
 def _assignment_out(assignment: Assignment) -> dict[str, Any]:
@@ -118,6 +130,18 @@ def _assignment_out(assignment: Assignment) -> dict[str, Any]:
         "assessor": assignment.assessor.get_username(),
         "purpose": assignment.purpose,
         "revoked_at": assignment.revoked_at,
+    }
+
+
+def _move_out(move: AssignmentMove) -> dict[str, Any]:
+    return {
+        **_assignment_out(move.assignment),
+        "handover": move.assignment.handover,
+        "replaces": move.previous.pk,
+        "previous_assessor": move.previous.assessor.get_username(),
+        "kept_judgments": move.kept_judgments,
+        "kept_judgments_count_as_done": move.counts_as_done,
+        "hits_left": move.hits_left,
     }
 
 
@@ -208,13 +232,14 @@ class AssignmentActionView(APIView):
                 form = MoveRequest(data=request.data)
                 form.is_valid(raise_exception=True)
                 [assessor] = _users([form.validated_data["assessor"]])
-                done = assignment_move(
+                move = assignment_move(
                     assignment=assignment,
                     assessor=assessor,
                     moved_by=request.user,  # type: ignore[arg-type]
+                    handover=form.validated_data["handover"],
                 )
-            else:
-                done = assignment_revoke(assignment=assignment)
+                return Response(_move_out(move))
+            done = assignment_revoke(assignment=assignment)
         except AssignmentError as error:
             return Response({"problems": error.problems}, status=status.HTTP_400_BAD_REQUEST)
         return Response(_assignment_out(done))

@@ -131,6 +131,7 @@ class _Assignment:
     assessor_id: int
     purpose: str
     active: bool
+    line: int  # the line of moves it belongs to (its first assignment's id)
 
 
 def _topics(task: RetrievalTask) -> dict[int, TopicProgress]:
@@ -154,12 +155,14 @@ def _assignments(
     who made them); the active ones give each assessor their load and each topic its names.
     """
     rows = Assignment.objects.filter(topic__task=task, purpose__in=WORK).values_list(
-        "pk", "topic_id", "assessor_id", "assessor__username", "purpose", "revoked_at"
+        "pk", "topic_id", "assessor_id", "assessor__username", "purpose", "revoked_at", "line_start"
     )
     found: dict[int, _Assignment] = {}
     people: dict[int, AssessorProgress] = {}
-    for pk, topic_id, assessor_id, username, purpose, revoked_at in rows:
-        found[pk] = _Assignment(topic_id, assessor_id, purpose, revoked_at is None)
+    for pk, topic_id, assessor_id, username, purpose, revoked_at, line_start in rows:
+        found[pk] = _Assignment(
+            topic_id, assessor_id, purpose, revoked_at is None, line_start or pk
+        )
         person = people.setdefault(assessor_id, AssessorProgress(assessor_id, username))
         if revoked_at is not None:
             continue
@@ -182,8 +185,13 @@ def _apply_judgments(
 ) -> None:
     """One grouped scan of the judgments feeds topics (official ones: a dual judgment would
     count a hit twice), the assessor who judged (time, flags) and the assessor who holds the
-    assignment now (progress: a moved topic's earlier judgments count as done).
+    line of moves now (progress: after a continue-move the earlier judgments count as done).
+
+    Topics and holders count only the judgments that count toward qrels: those of an active
+    assignment's line (``assessment.selectors.handover``), so a revoked or started-over
+    assessment is not counted twice beside the new one.
     """
+    holder = {a.line: a for a in assignments.values() if a.active}
     groups = (
         Judgment.objects.filter(assignment_id__in=list(assignments))
         .values("assignment_id", "assessor_id", "grade")
@@ -193,7 +201,8 @@ def _apply_judgments(
     seconds: dict[int, float] = defaultdict(float)
     for assignment_id, assessor_id, grade, n, total, last in groups:
         assignment = assignments[assignment_id]
-        if assignment.purpose == Assignment.Purpose.OFFICIAL:
+        current = holder.get(assignment.line)
+        if current is not None and assignment.purpose == Assignment.Purpose.OFFICIAL:
             topic = topics[assignment.topic_id]
             topic.judged += n
             if grade is None:
@@ -201,8 +210,8 @@ def _apply_judgments(
             else:
                 topic.grades[grade] += n
             topic.last_activity = _latest(topic.last_activity, last)
-        if assignment.active:
-            people[assignment.assessor_id].judged += n
+        if current is not None:
+            people[current.assessor_id].judged += n
         judge = people.setdefault(assessor_id, AssessorProgress(assessor_id, f"#{assessor_id}"))
         judge.judgments += n
         judge.flags += n if grade is None else 0

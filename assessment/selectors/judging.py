@@ -1,7 +1,9 @@
 """What an assessor sees of one pool item: the judging page and its state. Blind by design.
 
-Nothing here loads a vote, a run, a contribution, a score or another assignment's judgment,
-so no page built from these objects can leak them (DESIGN.md "Blind"). Every function runs a
+Nothing here loads a vote, a run, a contribution, a score or the value of another
+assignment's judgment, so no page built from these objects can leak them (DESIGN.md "Blind").
+After a continue-move the only thing read of an earlier assessor's judgment is that it
+exists: the hit shows as "judged by a previous assessor" (issue 11 §2). Every function runs a
 fixed number of queries whatever the pool size.
 """
 
@@ -11,12 +13,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.db.models import (
+    Exists,
     F,
     FilteredRelation,
+    OuterRef,
     Q,
+    Value,
 )
 
 from assessment.models import Assignment, Judgment
+from assessment.selectors.handover import previous_judgments
 from assessment.selectors.progress import (
     ItemStatus,
     item_statuses,
@@ -27,7 +33,14 @@ from collection.models import Formula, Post, RetrievalTask
 from collection.post_html import clean_post_html, linked_post_ids, thread_url
 from pooling.models import Hit, PoolItem
 
-__all__ = ["HitView", "ItemPage", "item_hit_ids", "item_page", "item_state"]
+__all__ = [
+    "HitView",
+    "ItemPage",
+    "item_hit_ids",
+    "item_page",
+    "item_previous_hit_ids",
+    "item_state",
+]
 
 
 # The fields of the assessor's own judgment a page shows (never anyone else's).
@@ -51,6 +64,7 @@ class HitView:
     comment: str = ""
     revision: int = 0
     updated_at: object = None
+    previous: bool = False  # judged by a previous assessor: nothing to do, nothing shown
     error: str = ""  # set by a view re-showing a refused submit
     hid: str = field(init=False)  # the id as text: rendered many times per page
 
@@ -93,6 +107,19 @@ class ItemPage:
     def percent(self) -> int:
         return round(100 * self.judged_hits / self.total_hits) if self.total_hits else 0
 
+    @property
+    def open_hits(self) -> list[HitView]:
+        """The hits this assessor judges (not the ones a previous assessor judged)."""
+        return [hit for hit in self.hits if not hit.previous]
+
+
+def _previous_exists(assignment: Assignment) -> Exists | Value:
+    """Per hit: was it judged by a previous assessor of the assignment's line?"""
+    previous = previous_judgments(assignment)
+    if previous is None:
+        return Value(False)
+    return Exists(Judgment.objects.filter(previous, hit=OuterRef("pk")))
+
 
 def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]:
     """Threads of every collection post the given HTML links to (and of ``also``), one query."""
@@ -128,6 +155,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
         .annotate(
             mine=FilteredRelation("judgments", condition=Q(judgments__assignment=assignment)),
             **{f"mine_{name}": F(f"mine__{name}") for name in JUDGMENT_SHOWN},
+            by_previous=_previous_exists(assignment),
         )
         .order_by("position", "pk")
     )
@@ -200,6 +228,7 @@ def _hit_view(
         comment=mine["comment"] if judged else "",
         revision=mine["revision"] if judged else 0,
         updated_at=mine["updated_at"],
+        previous=bool(hit.by_previous),  # type: ignore[attr-defined]
     )
 
 
@@ -249,6 +278,19 @@ def item_state(assignment: Assignment, item_id: int) -> list[Judgment] | None:
         Judgment.objects.filter(assignment=assignment, hit__item_id=item_id)
         .order_by("hit__position", "hit_id")
         .only("hit_id", "grade", "flag", "comment", "revision", "updated_at")
+    )
+
+
+def item_previous_hit_ids(assignment: Assignment, item_id: int) -> list[int]:
+    """Hits of one item judged by a previous assessor of the assignment's line (after a
+    continue-move): their ids only, never their grades. No query without a line."""
+    previous = previous_judgments(assignment)
+    if previous is None:
+        return []
+    return list(
+        Judgment.objects.filter(previous, hit__item_id=item_id)
+        .order_by("hit__position", "hit_id")
+        .values_list("hit_id", flat=True)
     )
 
 

@@ -9,9 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import User
-from django.db.models import Count
+from django.db.models import Count, OuterRef
+from django.db.models.functions import Coalesce
 
 from assessment.models import Assignment, Judgment
+from assessment.selectors.handover import counted_judgments, line_judgments_of
+from assessment.selectors.progress import SubqueryCount
 from collection.models import Campaign, RetrievalTask, Topic
 from pooling.models import Hit, Run
 
@@ -74,7 +77,9 @@ def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
         "assigned_topics",
     )
     fill(
-        Judgment.objects.filter(assignment__purpose=Assignment.Purpose.OFFICIAL)
+        Judgment.objects.filter(
+            counted_judgments(), assignment__purpose=Assignment.Purpose.OFFICIAL
+        )
         .values("assignment__topic__task_id")
         .annotate(n=Count("id"))
         .values_list("assignment__topic__task_id", "n"),
@@ -108,10 +113,12 @@ class AssignmentRow:
 
 
 def assignment_rows(*, task: RetrievalTask) -> list[AssignmentRow]:
-    """Active official and dual assignments of the task with judged counts: one query."""
+    """Active official and dual assignments of the task with judged counts (after a
+    continue-move, the earlier assessors' judgments count as done): one query."""
+    line = Judgment.objects.filter(line_judgments_of(OuterRef("pk"), OuterRef("line_start")))
     rows = (
         Assignment.objects.filter(topic__task=task, purpose__in=WORK, revoked_at__isnull=True)
-        .annotate(n_judged=Count("judgments"))
+        .annotate(n_judged=Coalesce(SubqueryCount(line), 0))
         .order_by("topic_id", "purpose")
         .values_list(
             "pk",

@@ -1,7 +1,9 @@
 """An assessor's assignments and how far each has got: progress, item statuses, what's next.
 
 Training assignments cover only their round's items; everything else an assessor reaches is
-scoped through ``pool_items_of``. Each function runs a fixed number of queries.
+scoped through ``pool_items_of``. After a continue-move the hits judged by a previous
+assessor count as done (``assessment.selectors.handover``); their grades are never read here.
+Each function runs a fixed number of queries.
 """
 
 from __future__ import annotations
@@ -26,11 +28,17 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from assessment.models import Assignment, Judgment
+from assessment.selectors.handover import (
+    line_judgments,
+    line_judgments_of,
+    previous_judgments,
+)
 from pooling.models import Hit, PoolItem
 
 __all__ = [
     "AssignmentProgress",
     "ItemStatus",
+    "SubqueryCount",
     "assignment_for",
     "assignments_with_progress",
     "item_statuses",
@@ -39,7 +47,10 @@ __all__ = [
 ]
 
 
-class _Count(Subquery):
+_HJ = "hits__judgments__"  # from a pool item to its hits' judgments
+
+
+class SubqueryCount(Subquery):
     """COUNT(*) of a correlated queryset, as a scalar subquery (0 when empty)."""
 
     output_field = IntegerField()
@@ -57,8 +68,9 @@ def pool_items_of(assignment: Assignment) -> QuerySet[PoolItem]:
     return items
 
 
-def _unjudged_hits(assignment_ref: OuterRef | int, item_ref: OuterRef):  # type: ignore[no-untyped-def]
-    judged = Judgment.objects.filter(hit=OuterRef("pk"), assignment=assignment_ref)
+def _unjudged_hits(pk_ref: OuterRef, line_ref: OuterRef, item_ref: OuterRef):  # type: ignore[no-untyped-def]
+    """Hits of an item with no judgment in the (outer) assignment's line."""
+    judged = Judgment.objects.filter(line_judgments_of(pk_ref, line_ref), hit=OuterRef("pk"))
     return Hit.objects.filter(item=item_ref).exclude(Exists(judged))
 
 
@@ -82,14 +94,22 @@ class AssignmentProgress:
 def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProgress]:
     """The assessor's active assignments with judged/total hits and where to continue.
 
-    One query: counts and the first unjudged item (pool display order) are subqueries.
+    Judged hits are those of the assignment's line (after a continue-move, the earlier
+    assessors' judgments count as done); flagged ones are the assessor's own. One query:
+    counts and the first unjudged item (pool display order) are subqueries.
     """
+
+    def outer(name: str) -> OuterRef:  # the assignment row, three subqueries out
+        return OuterRef(OuterRef(OuterRef(name)))
+
     unjudged = (
         PoolItem.objects.filter(topic=OuterRef("topic"))
-        .filter(Exists(_unjudged_hits(OuterRef(OuterRef(OuterRef("pk"))), OuterRef("pk"))))
+        .filter(Exists(_unjudged_hits(outer("pk"), outer("line_start"), OuterRef("pk"))))
         .order_by("display_order")
         .values("pk")
     )
+    line = line_judgments_of(OuterRef("pk"), OuterRef("line_start"))
+    own = Judgment.objects.filter(assignment=OuterRef("pk"))
     topic_hits = Hit.objects.filter(item__topic=OuterRef("topic"))
     # Training assignments cover only their round's items (a handful per topic).
     in_round = {"item__training_rounds": OuterRef("training_round")}
@@ -102,13 +122,11 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
         .select_related("topic__task__campaign", "training_round")
         .annotate(
             n_total=Case(
-                When(training_round__isnull=True, then=Coalesce(_Count(topic_hits), 0)),
-                default=Coalesce(_Count(topic_hits.filter(**in_round)), 0),
+                When(training_round__isnull=True, then=Coalesce(SubqueryCount(topic_hits), 0)),
+                default=Coalesce(SubqueryCount(topic_hits.filter(**in_round)), 0),
             ),
-            n_judged=Coalesce(_Count(Judgment.objects.filter(assignment=OuterRef("pk"))), 0),
-            n_flagged=Coalesce(
-                _Count(Judgment.objects.filter(assignment=OuterRef("pk")).exclude(flag="")), 0
-            ),
+            n_judged=Coalesce(SubqueryCount(Judgment.objects.filter(line)), 0),
+            n_flagged=Coalesce(SubqueryCount(own.exclude(flag="")), 0),
             continue_item=first_unjudged,
         )
         .order_by("topic__task__campaign__name", "topic__task__kind", "topic__id", "purpose")
@@ -139,9 +157,10 @@ class ItemStatus:
     item_id: int
     position: int  # 1-based, in the pool's display order
     hits: int
-    judged: int
-    flagged: int
-    best_grade: int | None = None  # the highest grade given to a hit of the item
+    judged: int  # by this assessor or, after a continue-move, by a previous one
+    flagged: int  # this assessor's own flags
+    best_grade: int | None = None  # the highest grade this assessor gave a hit of the item
+    previous: int = 0  # hits judged by a previous assessor (grades never shown)
 
     @property
     def grade_letter(self) -> str:
@@ -150,6 +169,8 @@ class ItemStatus:
     @property
     def state(self) -> str:
         if self.hits and self.judged >= self.hits:
+            if self.previous >= self.hits:
+                return "previous"
             return "flagged" if self.flagged else "judged"
         return "partial" if self.judged else "unjudged"
 
@@ -157,17 +178,22 @@ class ItemStatus:
 def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemStatus]:
     """Every pool item of the assignment's topic in display order with its judged hits.
 
-    One query; the judgment join is restricted to this assignment. ``detail`` adds the flagged
-    count and the best grade (the item list shows them; the judging page needs neither).
+    One query; the judgment join is restricted to the assignment's line (its own judgments
+    and, after a continue-move, the previous assessors'). ``detail`` adds the flagged count
+    and the best grade, both of the assessor's own judgments (the item list shows them; the
+    judging page needs neither), and the hits judged by a previous assessor.
     """
     mine = Q(hits__judgments__assignment=assignment)
     counts: dict[str, Count | Max] = {
         "n_hits": Count("hits", distinct=True),
-        "n_judged": Count("hits__judgments", filter=mine),
+        "n_judged": Count("hits__judgments", filter=line_judgments(assignment, prefix=_HJ)),
     }
+    previous = previous_judgments(assignment, prefix=_HJ)
     if detail:
         counts["n_flagged"] = Count("hits__judgments", filter=mine & ~Q(hits__judgments__flag=""))
         counts["best"] = Max("hits__judgments__grade", filter=mine)
+        if previous is not None:
+            counts["n_previous"] = Count("hits__judgments", filter=previous)
     rows = (
         pool_items_of(assignment)
         .order_by("display_order")
@@ -182,6 +208,7 @@ def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemS
             judged=row[2],
             flagged=row[3] if detail else 0,
             best_grade=row[4] if detail else None,
+            previous=row[5] if detail and previous is not None else 0,
         )
         for i, row in enumerate(rows, start=1)
     ]

@@ -1,10 +1,10 @@
 """Who judges which topic: official assignments, balancing, moving, revoking, dual assessment.
 
 Issue 6 §1-2: each topic has one active official assignment; an organizer assigns topics by
-hand or balances the unassigned topics of a task so pool sizes per assessor are even; moving an
-assignment hands the topic (and its remaining work) to another assessor while the judgments
-already made keep their own assessor; dual assessment gives a topic to a second assessor who
-is blind to the first.
+hand or balances the unassigned topics of a task so pool sizes per assessor are even; dual
+assessment gives a topic to a second assessor who is blind to the first. Issue 11 §2: moving
+an assignment hands the topic to another assessor who stays blind to the judgments already
+made (see ``assignment_move`` and docs/assignments.md).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from django.contrib.auth.models import User
@@ -19,12 +20,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from assessment.models import Assignment
+from assessment.models import Assignment, Judgment
+from assessment.selectors.handover import line_judgments
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit
 
 __all__ = [
     "AssignmentError",
+    "AssignmentMove",
     "assignment_move",
     "assignment_revoke",
     "assignments_balance",
@@ -171,14 +174,28 @@ def assignments_balance(
     )
 
 
-@transaction.atomic
-def assignment_move(*, assignment: Assignment, assessor: User, moved_by: User | None) -> Assignment:
-    """Hand an active official or dual assignment to another assessor.
+@dataclass(frozen=True)
+class AssignmentMove:
+    """What a move did: the new assignment, the revoked one it replaces, and the work.
 
-    The judgments already made keep their ``assessor`` (who actually judged); the new assessor
-    continues the remaining hits. A topic's official and dual assessors must stay different.
+    ``kept_judgments``: judgments made so far along the line (the revoked assignment's and,
+    after earlier continue-moves, its predecessors'); they stay with their authors.
+    ``hits_left``: hits the new assessor has to judge (continue: the unjudged ones; start
+    over: every hit of the topic).
     """
-    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+
+    assignment: Assignment
+    previous: Assignment
+    kept_judgments: int
+    hits_left: int
+
+    @property
+    def counts_as_done(self) -> bool:
+        """Whether the kept judgments count as done for the new assessor (and in qrels)."""
+        return self.assignment.handover == Assignment.Handover.CONTINUE
+
+
+def _check_move(locked: Assignment, assessor: User) -> None:
     if locked.revoked_at is not None:
         raise AssignmentError(["a revoked assignment cannot be moved"])
     if locked.purpose == Assignment.Purpose.TRAINING:
@@ -197,14 +214,64 @@ def assignment_move(*, assignment: Assignment, assessor: User, moved_by: User | 
         raise AssignmentError(
             [f"{assessor} holds the {other} assignment of {locked.topic.number}: not blind"]
         )
-    locked.assessor = assessor  # type: ignore[assignment]
-    locked.save(update_fields=["assessor"])
-    return locked
+
+
+@transaction.atomic
+def assignment_move(
+    *,
+    assignment: Assignment,
+    assessor: User,
+    moved_by: User | None,
+    handover: str = Assignment.Handover.CONTINUE,
+) -> AssignmentMove:
+    """Hand an active official or dual assignment to another assessor, blind (issue 11 §2).
+
+    The assignment is revoked and a new one for ``assessor`` replaces it, so the judgments
+    made so far stay under their own assignment and author, with their revisions; the new
+    assessor never sees or changes them. ``handover``: ``continue`` (the judged hits count as
+    done, the new assessor judges the rest) or ``start_over`` (the new assessor judges every
+    hit blind; the earlier judgments no longer count toward qrels). A topic's official and
+    dual assessors must stay different.
+    """
+    if handover not in (Assignment.Handover.CONTINUE, Assignment.Handover.START_OVER):
+        raise AssignmentError(["handover must be continue or start_over"])
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("topic")
+        .get(pk=assignment.pk)
+    )
+    _check_move(locked, assessor)
+    kept = Judgment.objects.filter(line_judgments(locked)).count()
+    locked.revoked_at = timezone.now()
+    locked.save(update_fields=["revoked_at"])
+    continuing = handover == Assignment.Handover.CONTINUE
+    [moved] = _insert(
+        [
+            Assignment(
+                topic=locked.topic,
+                assessor=assessor,
+                purpose=locked.purpose,
+                created_by=moved_by,
+                replaces=locked,
+                handover=handover,
+                line_start_id=(locked.line_start_id or locked.pk) if continuing else None,
+            )
+        ]
+    )
+    total = Hit.objects.filter(item__topic_id=locked.topic_id).count()
+    return AssignmentMove(
+        assignment=moved,
+        previous=locked,
+        kept_judgments=kept,
+        hits_left=max(total - kept, 0) if continuing else total,
+    )
 
 
 @transaction.atomic
 def assignment_revoke(*, assignment: Assignment) -> Assignment:
-    """Withdraw an assignment; its judgments stay (and still count as their assessor's)."""
+    """Withdraw an assignment. Its judgments stay stored, attributed and in agreement, but no
+    longer count toward qrels or the topic's progress: revoking says "set this work aside".
+    To hand the work on and keep it counting, move the assignment instead."""
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if locked.revoked_at is None:
         locked.revoked_at = timezone.now()

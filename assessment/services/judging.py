@@ -4,6 +4,10 @@ DESIGN.md "Judging" and issue 5 §4: a judgment is (assignment, hit) unique, hol
 or a flag (system failure, do not know) with a required comment, accumulates the active
 seconds spent on it, and each change of value is kept as a JudgmentRevision. A double click or
 a retried request stores one judgment and one revision.
+
+A submit takes the topic's pool lock before anything else (the lock order of
+pooling/locks.py), so it waits for a pool rebuild of that topic instead of failing with it.
+After a continue-move, hits judged by a previous assessor are refused (issue 11 §2).
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Su
 from django.utils import timezone
 
 from assessment.models import Assignment, Judgment, JudgmentRevision
+from assessment.selectors.handover import previous_judgments
+from pooling.locks import topic_pools_lock
 from pooling.models import Hit, PoolItem
 
 __all__ = [
     "MAX_ACTIVE_SECONDS",
+    "PREVIOUS_ASSESSOR",
     "HitVerdict",
     "JudgingNotFound",
     "JudgmentInvalid",
@@ -32,6 +39,10 @@ __all__ = [
 # poison the time-per-judgment statistics.
 MAX_ACTIVE_SECONDS = 3600.0
 FLAGS = frozenset(value for value in Judgment.Flag.values if value)
+PREVIOUS_ASSESSOR = (
+    "judged by a previous assessor of this topic: that judgment stays theirs and cannot be "
+    "changed here"
+)
 
 
 class JudgingNotFound(Exception):
@@ -79,8 +90,26 @@ def _count(hits: QuerySet[Hit]) -> Subquery:
     )
 
 
+def _lock_topic_pool(assignment_id: int, topic_id: int | None) -> int:
+    """Take the pool lock of the assignment's topic, first of all locks (pooling/locks.py), so
+    a rebuild running at the same time neither removes a hit being judged nor makes this
+    submit fail. Returns the topic id (read when the caller does not know it)."""
+    if topic_id is None:
+        topic_id = (
+            Assignment.objects.filter(pk=assignment_id).values_list("topic_id", flat=True).first()
+        )
+        if topic_id is None:
+            raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
+    topic_pools_lock(topic_ids=[topic_id])
+    return topic_id
+
+
 def _locked_assignment(
-    assignment_id: int, assessor: AbstractBaseUser, item_id: int, hit_ids: Sequence[int]
+    assignment_id: int,
+    topic_id: int,
+    assessor: AbstractBaseUser,
+    item_id: int,
+    hit_ids: Sequence[int],
 ) -> Assignment:
     """The assessor's own active assignment, row-locked, once the hits are checked to be
     the item's and the item its topic's (one query).
@@ -95,7 +124,9 @@ def _locked_assignment(
     in_round = in_topic.filter(item__training_rounds=OuterRef("training_round_id"))
     locked = (
         Assignment.objects.select_for_update(of=("self",))
-        .filter(pk=assignment_id, assessor_id=assessor.pk, revoked_at__isnull=True)
+        .filter(
+            pk=assignment_id, topic_id=topic_id, assessor_id=assessor.pk, revoked_at__isnull=True
+        )
         .annotate(
             hits_in_scope=Case(
                 When(training_round__isnull=True, then=_count(in_topic)),
@@ -114,6 +145,17 @@ def _locked_assignment(
             {0: "this training round has been handed in; it can no longer change"}
         )
     return locked
+
+
+def _refuse_previous(assignment: Assignment, hit_ids: Sequence[int]) -> None:
+    """After a continue-move, the hits judged by a previous assessor stay theirs: refuse them
+    (nothing of their judgment is shown or changed)."""
+    previous = previous_judgments(assignment)
+    if previous is None:
+        return
+    taken = Judgment.objects.filter(previous, hit_id__in=hit_ids).values_list("hit_id", flat=True)
+    if taken:
+        raise JudgmentInvalid(dict.fromkeys(sorted(taken), PREVIOUS_ASSESSOR))
 
 
 def _revision(judgment: Judgment, assessor: AbstractBaseUser) -> JudgmentRevision:
@@ -209,6 +251,7 @@ def _checked_seconds(active_seconds: float) -> float:
 def _submit(
     *,
     assignment_id: int,
+    topic_id: int | None,
     item_id: int,
     assessor: AbstractBaseUser,
     verdicts: Sequence[HitVerdict],
@@ -225,7 +268,9 @@ def _submit(
     if problems:
         raise JudgmentInvalid(problems)
     with transaction.atomic():
-        locked = _locked_assignment(assignment_id, assessor, item_id, hit_ids)
+        topic_id = _lock_topic_pool(assignment_id, topic_id)
+        locked = _locked_assignment(assignment_id, topic_id, assessor, item_id, hit_ids)
+        _refuse_previous(locked, hit_ids)
         return _apply(
             assignment=locked,
             verdicts=verdicts,
@@ -254,6 +299,7 @@ def item_submit(
     """
     return _submit(
         assignment_id=assignment.pk,
+        topic_id=assignment.topic_id,
         item_id=item.pk,
         assessor=assessor,
         verdicts=verdicts,
@@ -280,6 +326,7 @@ def judgment_submit(
     """
     [judgment] = _submit(
         assignment_id=assignment.pk,
+        topic_id=assignment.topic_id,
         item_id=hit.item_id,
         assessor=assessor,
         verdicts=[HitVerdict(hit_id=hit.pk, grade=grade, flag=flag, comment=comment)],

@@ -105,7 +105,7 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     shown = [s for s in statuses if wanted in ("all", s.state)]
     counts = {
         state: sum(1 for s in statuses if s.state == state)
-        for state in ("unjudged", "partial", "judged", "flagged")
+        for state in ("unjudged", "partial", "judged", "flagged", "previous")
     }
     context = {
         "assignment": assignment,

@@ -39,6 +39,7 @@ from assessment.selectors.overview import assessor_choices, assignment_rows, cam
 from assessment.services.adjudication import AdjudicationError, adjudication_decide
 from assessment.services.assignments import (
     AssignmentError,
+    AssignmentMove,
     assignment_move,
     assignment_revoke,
     assignments_balance,
@@ -46,7 +47,12 @@ from assessment.services.assignments import (
     dual_assignments_create,
 )
 from assessment.services.training import TrainingError, gold_qrels_parse, training_round_create
-from assessment.views.organize_forms import ASSIGNMENT_FORMS, TrainingForm, bound_assignment_form
+from assessment.views.organize_forms import (
+    ASSIGNMENT_FORMS,
+    HANDOVERS,
+    TrainingForm,
+    bound_assignment_form,
+)
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit
 
@@ -133,6 +139,23 @@ def task_overview(request: HttpRequest, task_id: int) -> HttpResponse:
     )
 
 
+def move_message(move: AssignmentMove) -> str:
+    """What a move did, in the organizer's words (the page's message)."""
+    moved, before = move.assignment, move.previous
+    judged = f"{move.kept_judgments} judged hit{'s' if move.kept_judgments != 1 else ''}"
+    if move.counts_as_done:
+        return (
+            f"Moved {moved.topic.number} from {before.assessor} to {moved.assessor}: {judged} "
+            f"stay with the earlier assessor and count as done; {moved.assessor} judges the "
+            f"{move.hits_left} left, blind to them."
+        )
+    return (
+        f"Moved {moved.topic.number} from {before.assessor} to {moved.assessor}, starting over: "
+        f"{judged} stay with the earlier assessor but no longer count toward qrels; "
+        f"{moved.assessor} judges all {move.hits_left} hits blind."
+    )
+
+
 def _apply_assignment_action(request: HttpRequest, task: RetrievalTask, action: str) -> str:
     """Run one assignment service from a posted form; returns the success message."""
     form = bound_assignment_form(ASSIGNMENT_FORMS[action], task, request.POST)
@@ -149,16 +172,20 @@ def _apply_assignment_action(request: HttpRequest, task: RetrievalTask, action: 
         made = assignments_balance(task=task, assessors=list(data["assessors"]), created_by=user)
         return f"Balanced {len(made)} unassigned topic(s) over {len(data['assessors'])} assessors."
     if action == "move":
-        moved = assignment_move(
-            assignment=data["assignment"], assessor=data["assessor"], moved_by=user
-        )
-        return (
-            f"Moved {moved.topic.number} to {moved.assessor}; "
-            "earlier judgments keep their assessor."
+        return move_message(
+            assignment_move(
+                assignment=data["assignment"],
+                assessor=data["assessor"],
+                moved_by=user,
+                handover=data["handover"],
+            )
         )
     if action == "revoke":
         revoked = assignment_revoke(assignment=data["assignment"])
-        return f"Revoked {revoked.topic.number} ({revoked.assessor}); its judgments are kept."
+        return (
+            f"Revoked {revoked.topic.number} ({revoked.assessor}); its judgments are kept but "
+            "no longer count toward qrels (move a topic to keep them counting)."
+        )
     made = dual_assignments_create(
         task=task,
         assessors=list(data["assessors"]),
@@ -202,6 +229,7 @@ def _assignments_context(task: RetrievalTask) -> dict[str, Any]:
         "board": board,
         "topics": [(t, by_topic.get(t.topic_id, [])) for t in board.topics],
         "assessors": assessor_choices(),
+        "handovers": HANDOVERS,
         "unassigned": [t for t in board.topics if t.assessor is None],
     }
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from assessment.models import Assignment, TrainingRound
 from collection.models import RetrievalTask, Topic
 
-__all__ = ["ASSIGNMENT_FORMS", "TrainingForm", "bound_assignment_form"]
+__all__ = ["ASSIGNMENT_FORMS", "HANDOVERS", "TrainingForm", "bound_assignment_form"]
 
 
 class AssignForm(forms.Form):
@@ -23,9 +23,22 @@ class BalanceForm(forms.Form):
     assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
 
 
+# What the new assessor takes over when a topic moves (the page explains both).
+HANDOVERS = [
+    (Assignment.Handover.CONTINUE.value, "Continue"),
+    (Assignment.Handover.START_OVER.value, "Start over"),
+]
+
+
 class MoveForm(forms.Form):
     assignment = forms.ModelChoiceField(queryset=Assignment.objects.none())
     assessor = forms.ModelChoiceField(queryset=User.objects.none())
+    handover = forms.ChoiceField(
+        choices=HANDOVERS, required=False, initial=Assignment.Handover.CONTINUE
+    )
+
+    def clean_handover(self) -> str:
+        return self.cleaned_data.get("handover") or Assignment.Handover.CONTINUE
 
 
 class RevokeForm(forms.Form):

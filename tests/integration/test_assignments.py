@@ -104,11 +104,15 @@ def test_move_keeps_judgments_with_their_assessor_when_topic_changes_hands() -> 
     judgment = JudgmentFactory.create(grade=3)
     assignment, old = judgment.assignment, judgment.assessor
     new = UserFactory.create()
-    assignment_move(assignment=assignment, assessor=new, moved_by=None)
+    move = assignment_move(assignment=assignment, assessor=new, moved_by=None)
     assignment.refresh_from_db()
     judgment.refresh_from_db()
-    assert assignment.assessor == new
-    assert judgment.assessor == old
+    # Issue 11 §2: the old assignment is revoked, not handed over; a new one replaces it.
+    assert (assignment.assessor, assignment.revoked_at is not None) == (old, True)
+    assert (move.assignment.assessor, move.assignment.replaces) == (new, assignment)
+    assert move.assignment.handover == Assignment.Handover.CONTINUE
+    assert (judgment.assessor, judgment.assignment) == (old, assignment)
+    assert (move.kept_judgments, move.hits_left) == (1, 0)
 
 
 def test_move_refuses_when_new_assessor_is_the_dual_one() -> None:
