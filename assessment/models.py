@@ -62,7 +62,7 @@ class Assignment(models.Model):
     their grade), and the new assessor judges the rest; ``line_start`` names the first
     assignment of that line, so one indexed comparison finds every judgment the line holds.
     ``start_over``: the new assessor judges every hit blind, and the earlier judgments no
-    longer count toward qrels (docs/assignments.md).
+    longer count toward qrels (docs/agreement.md "Moving a topic").
     """
 
     class Purpose(models.TextChoices):

@@ -10,7 +10,9 @@ Rules (DESIGN.md, "Qrels"):
   generated-answer ids.
 - Flags are unjudged in Task 1/2 (no row) and grade 0 in Task 3.
 - Which judgment of a hit counts: adjudicated > official > dual (the order is configurable;
-  leaving ``dual`` out ignores dual assessments).
+  leaving ``dual`` out ignores dual assessments). "Official" and "dual" are the judgments of
+  the current assignment's line of moves; the caller selects them (docs/agreement.md,
+  "Moving a topic").
 - Optional filter: drop topics with fewer than ``min_relevant`` H+M-relevant items.
 """
 

@@ -44,9 +44,10 @@ def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
     latest first.
 
     A judgment counts while its assignment is active or an active assignment carries its line
-    on after a continue-move (``counted_judgments``, docs/assignments.md): a moved topic
-    keeps the earlier assessor's judgments for the hits they judged. A revoked assignment's
-    judgments, a start-over move's earlier ones and training judgments do not count."""
+    on after a continue-move (``counted_judgments``; docs/agreement.md, "Moving a topic"): a
+    moved topic keeps the earlier assessor's judgments for the hits they judged. A revoked
+    assignment's judgments, a start-over move's earlier ones and training judgments do not
+    count."""
     formula = task.kind == RetrievalTask.Kind.FORMULA
     records: list[JudgmentRecord] = []
     adjudications = (

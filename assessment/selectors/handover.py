@@ -1,4 +1,6 @@
-"""Which judgments an assignment holds after moves (issue 11 §2, docs/assignments.md).
+"""Which judgments an assignment holds after moves (issue 11 §2).
+
+docs/agreement.md, "Moving a topic", is the organizer's version of these rules.
 
 A move revokes an assignment and creates one that ``replaces`` it. In ``continue`` mode the
 new assignment carries on a *line*: every assignment of the line has the same ``line_start``

@@ -4,7 +4,7 @@ Issue 6 §1-2: each topic has one active official assignment; an organizer assig
 hand or balances the unassigned topics of a task so pool sizes per assessor are even; dual
 assessment gives a topic to a second assessor who is blind to the first. Issue 11 §2: moving
 an assignment hands the topic to another assessor who stays blind to the judgments already
-made (see ``assignment_move`` and docs/assignments.md).
+made (see ``assignment_move`` and docs/agreement.md "Moving a topic").
 """
 
 from __future__ import annotations

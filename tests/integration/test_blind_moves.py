@@ -3,7 +3,7 @@
 Alice judges part of a topic (one hit revised, one flagged, both with a private comment); the
 organizer moves the topic to Bob, continuing or starting over. Bob must never see or change
 Alice's judgments, they stay hers with their history, and the qrels take the judgments the
-documented precedence says (docs/assignments.md).
+documented precedence says (docs/agreement.md "Moving a topic").
 """
 
 from __future__ import annotations
