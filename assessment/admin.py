@@ -19,7 +19,13 @@ class AssignmentAdmin(admin.ModelAdmin):
     search_fields = ["topic__number", "assessor__username"]
     raw_id_fields = ["topic", "training_round"]
     list_select_related = ["topic", "assessor", "training_round"]
-    readonly_fields = ["created_by", "created_at"]
+    readonly_fields = ["created_by", "created_at", "replaces", "handover", "line_start"]
+
+    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
+        """An existing assignment keeps its topic and assessor: changing the assessor in place
+        would show the new one the old one's judgments. Moves go through /organize/."""
+        fixed = ["topic", "assessor", "purpose", "training_round"] if obj is not None else []
+        return [*fixed, *self.readonly_fields]
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         if not change:

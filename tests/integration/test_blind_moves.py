@@ -391,3 +391,15 @@ def test_agreement_pairs_stay_by_author_when_a_started_over_topic_is_judged_agai
     [pair] = table.pairs
     assert {table.name(pair.first), table.name(pair.second)} == {"alice", "bob"}
     assert pair.shared == 2
+
+
+def test_admin_cannot_change_an_assignments_assessor_in_place_when_editing() -> None:
+    old = judged_by_alice(answer_pool(items=2))
+    bob = UserFactory.create(username="bob")
+    admin = Client()
+    admin.force_login(UserFactory.create(username="root", is_staff=True, is_superuser=True))
+    url = reverse("admin:assessment_assignment_change", args=[old.pk])
+    assert 'name="assessor"' not in admin.get(url).content.decode()
+    admin.post(url, {"assessor": bob.pk, "topic": old.topic_id, "purpose": "official"})
+    old.refresh_from_db()
+    assert old.assessor.username == "alice"
