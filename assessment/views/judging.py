@@ -124,6 +124,13 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
     errors = errors or {}
     for hit in page.hits:
         hit.error = errors.get(hit.hit_id, "")
+    # A problem with a hit the page has no control for (one a previous assessor judged) is
+    # said at the top, with the problems of the whole item.
+    open_ids = {hit.hit_id for hit in page.open_hits}
+    general = [errors[0]] if errors.get(0) else []
+    general += sorted(
+        {text for hit_id, text in errors.items() if hit_id and hit_id not in open_ids}
+    )
     return {
         "page": page,
         "assignment": page.assignment,
@@ -132,7 +139,7 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
         "definitions": DEFINITIONS[kind],
         "flag_definitions": FLAG_DEFINITIONS,
         "is_formula": kind == "formula",
-        "form_error": errors.get(0, ""),
+        "form_error": " ".join(general),
         "opened_at": int(time.time()),
         "api_url": reverse(
             "assessment_api:item-judgments", args=[page.assignment.pk, page.item.pk]

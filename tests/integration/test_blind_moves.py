@@ -160,7 +160,7 @@ def test_submit_to_a_hit_judged_earlier_is_refused_when_continuing() -> None:
     assert "previous assessor" in refused.json()["problems"][str(hit.pk)]
     form = bob.post(judge_url(new_id, item.pk), {f"choice-{hit.pk}": "0"})
     assert form.status_code == 400
-    assert "previous assessor" in form.content.decode()
+    assert "that judgment stays theirs and cannot be changed" in form.content.decode()
     assert SECRET not in form.content.decode()
     new = Assignment.objects.get(pk=new_id)
     with pytest.raises(JudgmentInvalid, match="previous assessor"):
