@@ -64,6 +64,7 @@ def qrels_parse(text: str, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEnt
     entries: list[QrelsEntry] = []
     problems: list[tuple[int, str]] = []
     seen: set[tuple[str, str]] = set()
+    text = text.removeprefix("\ufeff")  # a byte order mark is not part of the first topic
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -87,8 +88,8 @@ def qrels_parse(text: str, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEnt
 
 
 def qrels_read_path(path: str | Path, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
-    """Read a qrels file (UTF-8; LF or CRLF)."""
-    return qrels_parse(Path(path).read_text(encoding="utf-8"), max_grade=max_grade)
+    """Read a qrels file (UTF-8, a byte order mark allowed; LF or CRLF)."""
+    return qrels_parse(Path(path).read_text(encoding="utf-8-sig"), max_grade=max_grade)
 
 
 def qrels_format(entries: Iterable[QrelsEntry], *, line_end: str = "\n") -> str:

@@ -120,8 +120,11 @@ def _validate(
     qrels: Qrels | None,
 ) -> list[str]:
     problems = []
+    limit = TrainingRound._meta.get_field("name").max_length or 100
     if not name.strip():
         problems.append("give the round a name")
+    elif len(name.strip()) > limit:
+        problems.append(f"a round name has at most {limit} characters, not {len(name.strip()):,}")
     if not topics:
         problems.append("choose at least one topic")
     if not assessors:
