@@ -13,6 +13,7 @@ from typing import Any
 from assessment.agreement import Agreement
 from assessment.models import Judgment
 from assessment.selectors.agreement import AgreementTable
+from collection.formats.spreadsheet import safe_row
 from collection.models import RetrievalTask
 
 __all__ = ["AGREEMENT_COLUMNS", "JUDGMENT_COLUMNS", "agreement_rows", "csv_lines", "judgment_rows"]
@@ -44,11 +45,11 @@ class _Echo:
 
 
 def csv_lines(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
-    """Encode rows as CSV lines, header first."""
+    """Encode rows as CSV lines, header first; every cell made safe to open in a spreadsheet."""
     writer = csv.writer(_Echo())
     yield writer.writerow(header)
     for row in rows:
-        yield writer.writerow(row)
+        yield writer.writerow(safe_row(row))
 
 
 def judgment_rows(task: RetrievalTask) -> Iterator[tuple[Any, ...]]:

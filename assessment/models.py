@@ -6,6 +6,10 @@ from django.db import models
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolItem
 
+# Assessors' comments and organizers' adjudication notes: a few sentences, stored and shown
+# back, so bounded (issue 11 §9). Services check it and say so; forms and admin enforce it too.
+COMMENT_MAX_CHARS = 5000
+
 
 class TrainingRound(models.Model):
     """A set of topics (a few pool items each) that every assessor in the round judges."""
@@ -165,7 +169,7 @@ class Judgment(models.Model):
     )
     grade = models.PositiveSmallIntegerField(null=True, blank=True)  # 3 H, 2 M, 1 L, 0 N
     flag = models.CharField(max_length=20, choices=Flag.choices, blank=True, default="")
-    comment = models.TextField(blank=True)
+    comment = models.TextField(blank=True, max_length=COMMENT_MAX_CHARS)
     active_seconds = models.FloatField(default=0.0)
     revision = models.PositiveIntegerField(default=1)
     # The token of the last request that wrote this judgment: a retried request (same token)
@@ -200,7 +204,7 @@ class JudgmentRevision(models.Model):
     changed_at = models.DateTimeField(auto_now_add=True)
     grade = models.PositiveSmallIntegerField(null=True, blank=True)
     flag = models.CharField(max_length=20, blank=True)
-    comment = models.TextField(blank=True)
+    comment = models.TextField(blank=True, max_length=COMMENT_MAX_CHARS)
     active_seconds = models.FloatField(default=0.0)
 
     class Meta:
@@ -218,7 +222,7 @@ class Adjudication(models.Model):
 
     hit = models.OneToOneField(Hit, on_delete=models.PROTECT, related_name="adjudication")
     grade = models.PositiveSmallIntegerField()
-    note = models.TextField(blank=True)
+    note = models.TextField(blank=True, max_length=COMMENT_MAX_CHARS)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )

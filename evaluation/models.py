@@ -24,6 +24,14 @@ class QrelsVersion(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            # A version is its content: the same rows exported again (whatever the options that
+            # led to them) are the same qrels, so results computed on them stay attached to one
+            # version. Concurrent exports meet here (qrels_export uses get_or_create).
+            models.UniqueConstraint(
+                fields=["task", "level", "checksum"], name="qrels_version_unique_content"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.task} qrels {self.checksum[:8]}"

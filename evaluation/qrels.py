@@ -1,8 +1,9 @@
 """Qrels files and qrels built from judgments: pure, no Django.
 
 A qrels file has four tab-separated columns ``topic 0 id grade`` (TREC's format, as the
-ARQMath organizers publish it). Grades are 0-3 (N, L, M, H); ARQMath-3's Task 3 file also uses
-5 for "system failure" and 6 for "do not know".
+ARQMath organizers publish it), read and written by ``collection.formats.qrels``. Grades are
+0-3 (N, L, M, H); ARQMath-3's Task 3 file also uses 5 for "system failure" and 6 for "do not
+know".
 
 Rules (DESIGN.md, "Qrels"):
 - Task 1 rows are answer post ids; Task 2 rows are visual ids with the max grade over the
@@ -22,80 +23,24 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
+
+# The file format has one home, shared with the training rounds' gold files; re-exported here.
+from collection.formats.qrels import GRADE_DONT_KNOW as GRADE_DONT_KNOW
+from collection.formats.qrels import GRADE_SYSTEM_FAILURE as GRADE_SYSTEM_FAILURE
+from collection.formats.qrels import QrelsEntry as QrelsEntry
+from collection.formats.qrels import QrelsFormatError as QrelsFormatError
+from collection.formats.qrels import qrels_format as qrels_format
+from collection.formats.qrels import qrels_parse as qrels_parse
+from collection.formats.qrels import qrels_read_path as qrels_read_path
 
 TaskKind = Literal["answer", "formula", "openqa"]
 
-GRADE_SYSTEM_FAILURE = 5  # Task 3 file code for the "system failure" flag
-GRADE_DONT_KNOW = 6  # Task 3 file code for the "do not know" flag
 FLAG_GRADES = {"system_failure": GRADE_SYSTEM_FAILURE, "dont_know": GRADE_DONT_KNOW}
 RELEVANT_GRADE = 2  # H+M binarization
-MAX_PROBLEMS = 50
 
 JudgmentSource = Literal["adjudicated", "official", "dual"]
 DEFAULT_PRECEDENCE: tuple[JudgmentSource, ...] = ("adjudicated", "official", "dual")
-
-
-@dataclass(frozen=True, slots=True)
-class QrelsEntry:
-    """One qrels line."""
-
-    topic: str
-    doc: str
-    grade: int
-    iteration: str = "0"
-
-
-class QrelsFormatError(ValueError):
-    """A qrels file that cannot be read; ``problems`` lists (line number, message)."""
-
-    def __init__(self, problems: list[tuple[int, str]]) -> None:
-        self.problems = problems
-        shown = "; ".join(f"line {n}: {m}" for n, m in problems[:5])
-        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-        super().__init__(f"invalid qrels: {shown}{more}")
-
-
-def qrels_parse(text: str, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
-    """Read qrels text (tabs or spaces, LF or CRLF) into entries in file order.
-
-    Every problem is reported with its line number (up to a cap); a repeated (topic, id)
-    is an error because trec_eval would silently keep only one of them.
-    """
-    entries: list[QrelsEntry] = []
-    problems: list[tuple[int, str]] = []
-    seen: set[tuple[str, str]] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = line.split()
-        if len(fields) != 4:
-            problems.append((number, f"expected 4 columns, found {len(fields)}"))
-        elif not re.fullmatch(r"-?\d+", fields[3]):
-            problems.append((number, f"grade {fields[3]!r} is not an integer"))
-        elif not 0 <= int(fields[3]) <= max_grade:
-            problems.append((number, f"grade {fields[3]} is outside 0-{max_grade}"))
-        elif (fields[0], fields[2]) in seen:
-            problems.append((number, f"repeated topic {fields[0]} id {fields[2]}"))
-        else:
-            seen.add((fields[0], fields[2]))
-            entries.append(QrelsEntry(fields[0], fields[2], int(fields[3]), fields[1]))
-        if len(problems) >= MAX_PROBLEMS:
-            break
-    if problems:
-        raise QrelsFormatError(problems)
-    return entries
-
-
-def qrels_read_path(path: str | Path, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
-    """Read a qrels file (UTF-8; LF or CRLF)."""
-    return qrels_parse(Path(path).read_text(encoding="utf-8"), max_grade=max_grade)
-
-
-def qrels_format(entries: Iterable[QrelsEntry], *, line_end: str = "\n") -> str:
-    """Write entries tab-separated in the order given (use ``qrels_sorted`` for exports)."""
-    return "".join(f"{e.topic}\t{e.iteration}\t{e.doc}\t{e.grade}{line_end}" for e in entries)
 
 
 def natural_key(value: str) -> tuple[tuple[int, int | str], ...]:

@@ -8,6 +8,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from collection.formats.spreadsheet import safe_cell, safe_row
+
 # (key, heading, LaTeX heading) per task kind, in ARQMath's column order.
 COLUMNS: dict[str, list[tuple[str, str, str]]] = {
     "ranked": [
@@ -56,7 +58,7 @@ def as_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in sort_rows(rows, kind):
-        writer.writerow({k: row.get(k, "") for k in fields})
+        writer.writerow({k: safe_cell(row.get(k, "")) for k in fields})
     return out.getvalue()
 
 
@@ -68,9 +70,8 @@ def per_topic_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
     writer.writerow(["run", "topic", *columns, "judged_at_10"])
     for row in sort_rows(rows, kind):
         for topic, values in row.get("per_topic", {}).items():
-            writer.writerow(
-                [row["run"], topic, *(values.get(k, 0.0) for k in columns), values["judged_at_10"]]
-            )
+            cells = [row["run"], topic, *(values.get(k, 0.0) for k in columns)]
+            writer.writerow(safe_row([*cells, values["judged_at_10"]]))
     return out.getvalue()
 
 

@@ -63,9 +63,11 @@ def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> Ev
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte order mark is not part of the first topic
     except UnicodeDecodeError:
         text = ""
+    if not text.isascii():
+        text = ""  # float() reads non-ASCII digits; the validator below does not
     lines = text.splitlines()
     first = next((line for line in lines if line.strip()), None)
     run_format = (
@@ -105,7 +107,10 @@ def _fast_scores(lines: list[str], run_format: RunFormat) -> tuple[str, Scores] 
                 current = fields[t]
                 docs = scores.setdefault(current, {})
             if fields[d] not in docs:
-                docs[fields[d]] = float(fields[s])
+                score = float(fields[s])
+                if "_" in fields[s] or score - score:  # 1_000, nan, inf: trec_eval's rule
+                    return None
+                docs[fields[d]] = score
     except ValueError:
         return None
     return (tag or ""), scores
@@ -129,7 +134,10 @@ def _fast_rows(lines: list[str], run_format: RunFormat) -> tuple[str, list[RunRo
                 if tag is not None:
                     return None
                 tag = fields[g]
-            append((fields[t], fields[d], float(fields[s])))
+            score = float(fields[s])
+            if "_" in fields[s] or score - score:  # 1_000, nan, inf: trec_eval's rule
+                return None
+            append((fields[t], fields[d], score))
     except ValueError:
         return None
     return (tag or ""), rows
@@ -171,7 +179,7 @@ def read_formula_index(path: str | Path, wanted: Collection[str] | None = None) 
 
 def _index_lines(path: Path) -> Iterator[list[str]]:
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", newline="") as stream:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as stream:  # type: ignore[operator]
         for line in stream:
             yield line.rstrip("\r\n").split("\t")
 

@@ -9,14 +9,18 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from collection.models import RetrievalTask, Topic
+from pooling.formats.model import MAX_ANSWER_CHARS, MAX_SOURCES_CHARS
 
 RUN_TAG_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9_.\-]{1,40}$", "Use ASCII letters, digits and -_. (at most 40 characters)."
 )
+# Participants write it; it is stored and shown back (issue 11 §9: every stored text is bounded).
+RUN_DESCRIPTION_MAX_CHARS = 4000
+TEAM_NAME_MAX_CHARS = 100
 
 
 class Team(models.Model):
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=TEAM_NAME_MAX_CHARS, unique=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -46,7 +50,7 @@ class Run(models.Model):
     declared_data = models.CharField(
         max_length=5, choices=DeclaredData.choices, default=DeclaredData.BOTH
     )
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, max_length=RUN_DESCRIPTION_MAX_CHARS)
     # Organizer-only fields.
     is_baseline = models.BooleanField(default=False)
     pool_as_primary = models.BooleanField(default=False)
@@ -96,8 +100,8 @@ class RunRow(models.Model):
     formula_id = models.BigIntegerField(null=True, blank=True)
     rank = models.PositiveIntegerField()
     score = models.FloatField()
-    answer = models.TextField(blank=True)  # open QA
-    sources = models.TextField(blank=True)  # open QA
+    answer = models.TextField(blank=True, max_length=MAX_ANSWER_CHARS)  # open QA
+    sources = models.TextField(blank=True, max_length=MAX_SOURCES_CHARS)  # open QA
 
     class Meta:
         indexes = [models.Index(fields=["run", "topic", "rank"], name="runrow_run_topic_rank")]

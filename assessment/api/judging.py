@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assessment.models import Assignment, Judgment
+from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
 from assessment.selectors.judging import item_previous_hit_ids, item_state
 from assessment.selectors.progress import assignment_for, item_statuses, next_unjudged_item_id
 from assessment.services.judging import (
@@ -39,7 +39,7 @@ class VerdictIn(serializers.Serializer):
     flag = serializers.ChoiceField(
         choices=[v for v in Judgment.Flag.values if v], allow_blank=True, required=False
     )
-    comment = serializers.CharField(allow_blank=True, required=False, max_length=5000)
+    comment = serializers.CharField(allow_blank=True, required=False, max_length=COMMENT_MAX_CHARS)
 
 
 class SubmitIn(serializers.Serializer):

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, When
 from django.utils import timezone
 
-from assessment.models import Assignment, Judgment, JudgmentRevision
+from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment, JudgmentRevision
 from assessment.selectors.handover import previous_judgments
 from pooling.locks import topic_pools_lock
 from pooling.models import Hit, PoolItem
@@ -80,6 +80,9 @@ class HitVerdict:
         if self.flag and not self.comment.strip():
             label = Judgment.Flag(self.flag).label
             return f"{label} needs a comment saying why"
+        if len(self.comment) > COMMENT_MAX_CHARS:
+            length = len(self.comment)
+            return f"the comment has {length:,} characters (at most {COMMENT_MAX_CHARS:,})"
         return None
 
 

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
+from collection.formats.qrels import QrelsFormatError, qrels_parse
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolItem
 
@@ -40,26 +41,20 @@ class TrainingError(Exception):
 
 
 def gold_qrels_parse(text: str) -> dict[tuple[str, str], int]:
-    """Read ``topic 0 id grade`` lines (tabs or spaces) into gold grades.
+    """Read a gold qrels file (``topic 0 id grade``) into gold grades.
 
-    Grades above 3 (Task 3's 5 = system failure, 6 = do not know) are not gold grades and are
-    skipped; malformed lines are reported with their line number.
+    The file is read by the one qrels reader (``collection.formats.qrels``), so a gold file
+    and an evaluation qrels refuse the same lines: a malformed line, a grade that is not an
+    integer in 0-6, a repeated (topic, id), each reported with its line number. Grades above 3
+    (Task 3's 5 = system failure, 6 = do not know) are valid qrels but not gold grades: skipped.
     """
-    gold: dict[tuple[str, str], int] = {}
-    problems = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 4 or not fields[3].lstrip("-").isdigit():
-            problems.append(f"line {number}: expected 'topic 0 id grade'")
-            continue
-        grade = int(fields[3])
-        if 0 <= grade <= 3:
-            gold[(fields[0], fields[2])] = grade
-    if problems:
-        raise TrainingError(problems[:20])
-    return gold
+    try:
+        entries = qrels_parse(text)
+    except QrelsFormatError as error:
+        raise TrainingError([f"line {line}: {message}" for line, message in error.problems]) from (
+            error
+        )
+    return {(e.topic, e.doc): e.grade for e in entries if e.grade <= 3}
 
 
 def _sample_across_grades(
@@ -120,8 +115,11 @@ def _validate(
     qrels: Qrels | None,
 ) -> list[str]:
     problems = []
+    limit = TrainingRound._meta.get_field("name").max_length or 100
     if not name.strip():
         problems.append("give the round a name")
+    elif len(name.strip()) > limit:
+        problems.append(f"a round name has at most {limit} characters, not {len(name.strip()):,}")
     if not topics:
         problems.append("choose at least one topic")
     if not assessors:

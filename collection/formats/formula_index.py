@@ -59,11 +59,27 @@ class SltRow(NamedTuple):
     line: int
 
 
+# Longest cells stored: the columns' widths (Formula.visual_id, old_visual_id, issue) and a
+# bound on a formula's LaTeX or MathML (issue 11 §9: every stored text is bounded).
+CELL_LIMITS = {"visual_id": 40, "old_visual_id": 40, "issue": 20, "formula": 1_000_000}
+MAX_ID_CHARS, MAX_ISSUE_CHARS = CELL_LIMITS["visual_id"], CELL_LIMITS["issue"]
+MAX_FORMULA_CHARS = CELL_LIMITS["formula"]
+
+
+def _too_long(values: dict[str, str]) -> str | None:
+    for name, limit in CELL_LIMITS.items():
+        if len(values.get(name, "")) > limit:
+            return f"{name} has {len(values[name]):,} characters (at most {limit:,})"
+    return None
+
+
 def _bad_row(reader: TsvReader, row: list[str], header: list[str]) -> ImportFileError:
     """The error for a row that failed the fast path: which column, what value."""
     if len(row) != len(header):
         return reader.error(f"{len(row)} columns, the header has {len(header)}")
     values = dict(zip(header, row, strict=True))
+    if (message := _too_long(values)) is not None:
+        return reader.error(message)
     for name in ("id", "post_id", "thread_id", "comment_id", "visual_id"):
         value = values.get(name, "")
         if (value and not value.lstrip("-").isdigit()) or (not value and name in header[:3]):
@@ -78,8 +94,10 @@ def _v3_rows(reader: TsvReader, rows: Iterator[list[str]]) -> Iterator[FormulaRo
     for row in rows:
         try:
             fid, pid, tid, location, cid, old, vid, issue, latex = row
-            if location not in LOCATIONS:
+            if location not in LOCATIONS or len(latex) > MAX_FORMULA_CHARS:
                 raise ValueError(location)
+            if len(vid) > MAX_ID_CHARS or len(old) > MAX_ID_CHARS or len(issue) > MAX_ISSUE_CHARS:
+                raise ValueError(vid)
             yield (
                 int(fid),
                 int(pid),
@@ -107,7 +125,11 @@ def _short_rows(
             else:
                 fid, pid, tid, location, latex = row
                 vid = ""
-            if location not in LOCATIONS:
+            if (
+                location not in LOCATIONS
+                or len(latex) > MAX_FORMULA_CHARS
+                or len(vid) > MAX_ID_CHARS
+            ):
                 raise ValueError(location)
             yield (
                 int(fid),
@@ -154,6 +176,10 @@ def _v3_copy_lines(reader: TsvReader, rows: Iterator[list[str]]) -> Iterator[str
             or location not in LOCATIONS
             or (cid and not cid.isdigit())
             or (vid and not vid.isdigit())
+            or len(latex) > MAX_FORMULA_CHARS
+            or len(vid) > MAX_ID_CHARS
+            or len(old) > MAX_ID_CHARS
+            or len(issue) > MAX_ISSUE_CHARS
         ):
             raise _bad_row(reader, row, V3_HEADER)
         if not vid:
@@ -261,6 +287,8 @@ def parse_slt(path: str | Path, progress: RowProgress | None = None) -> Iterator
                 formula_id = int(row[0])
             except ValueError:
                 raise reader.error(f"id is not an integer: {row[0]!r}") from None
+            if len(row[-1]) > MAX_FORMULA_CHARS:
+                raise reader.error(_too_long({"formula": row[-1]}) or "")
             yield SltRow(formula_id, row[-1], reader.line)
             if progress is not None:
                 progress.rows += 1

@@ -15,6 +15,9 @@ from collection.formats.errors import ImportFileError
 from collection.formats.topics import split_tags
 
 QUESTION, ANSWER = 1, 2
+# Bounds on the dump's text (issue 11 §9: every stored text is bounded), far above Stack
+# Exchange's own (titles 150 characters, bodies 30,000, comments 600).
+TEXT_LIMITS = {"Title": 1_000, "Tags": 2_000, "Body": 1_000_000, "Text": 100_000}
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +84,11 @@ class _Row:
         return value
 
     def text(self, name: str) -> str:
-        return self.attrib.get(name) or ""
+        value = self.attrib.get(name) or ""
+        limit = TEXT_LIMITS.get(name)
+        if limit is not None and len(value) > limit:
+            raise self.error(f"{name} has {len(value):,} characters (at most {limit:,})")
+        return value
 
     def date(self, name: str) -> datetime | None:
         value = self.attrib.get(name)

@@ -70,9 +70,12 @@ class TsvReader:
 
 
 def open_text(path: str | Path) -> TextIO:
-    """Open a TSV for TsvReader (csv needs newline="": quoted cells may hold line breaks)."""
+    """Open a TSV for TsvReader (csv needs newline="": quoted cells may hold line breaks).
+
+    ``utf-8-sig`` skips a byte order mark at the start, which would otherwise be read as part
+    of the first column's name."""
     try:
-        return open(path, encoding="utf-8", newline="")
+        return open(path, encoding="utf-8-sig", newline="")
     except OSError as error:
         raise ImportFileError(path, None, f"cannot open: {error.strerror}") from error
 

@@ -19,6 +19,21 @@ from collection.formats.tabular import TsvReader, open_text, parse_int
 TopicForm = Literal["answer", "formula"]
 _FIELDS = {"Title", "Question", "Tags", "Formula_Id", "Latex"}
 
+# Bounds on what a topic file may store (issue 11 §9), far above ARQMath's own topics (titles
+# up to 338 characters, questions 4,748, query LaTeX 197, MathML 11,704). The number and the
+# formula id are bounded by their columns (Topic.number, Topic.formula_id).
+LIMITS = {
+    "number": 20,
+    "title": 1_000,
+    "question": 100_000,
+    "formula_id": 40,
+    "latex": 10_000,
+    "tag": 100,
+    "metadata": 1_000,
+}
+MAX_TAGS = 50
+MAX_FORMULA_CHARS = 1_000_000  # topic-formulas-*.tsv: LaTeX or MathML of one formula
+
 
 @dataclass(frozen=True)
 class TopicRecord:
@@ -94,7 +109,7 @@ def _topic(path: str | Path, element: etree._Element) -> TopicRecord:
         )
     if has_id and not values["Formula_Id"].strip():
         raise ImportFileError(path, line, f"topic {number}: empty <Formula_Id>")
-    return TopicRecord(
+    record = TopicRecord(
         number=number,
         form="formula" if has_id else "answer",
         title=values["Title"].strip(),
@@ -105,6 +120,41 @@ def _topic(path: str | Path, element: etree._Element) -> TopicRecord:
         metadata=metadata,
         line=line,
     )
+    _check_lengths(path, record)
+    return record
+
+
+def _too_long(what: str, length: int, limit: int) -> str:
+    return f"{what} has {length:,} characters (at most {limit:,})"
+
+
+def _check_lengths(path: str | Path, topic: TopicRecord) -> None:
+    """A clear error for a field longer than the topic tables keep."""
+    name = topic.number if len(topic.number) <= LIMITS["number"] else topic.number[:20] + "…"
+    fields = {
+        "number": topic.number,
+        "title": topic.title,
+        "question": topic.question,
+        "formula_id": topic.formula_id,
+        "latex": topic.latex,
+    }
+    for field_name, value in fields.items():
+        if len(value) > LIMITS[field_name]:
+            what = f"topic {name}: <{field_name.title()}>"
+            raise ImportFileError(path, topic.line, _too_long(what, len(value), LIMITS[field_name]))
+    if len(topic.tags) > MAX_TAGS:
+        raise ImportFileError(
+            path, topic.line, f"topic {name}: {len(topic.tags)} tags (at most {MAX_TAGS})"
+        )
+    for tag in topic.tags:
+        if len(tag) > LIMITS["tag"]:
+            raise ImportFileError(
+                path, topic.line, _too_long(f"topic {name}: a tag", len(tag), LIMITS["tag"])
+            )
+    for key, value in topic.metadata.items():
+        if len(key) > LIMITS["metadata"] or len(value) > LIMITS["metadata"]:
+            what = f"topic {name}: <{key[:40]}>"
+            raise ImportFileError(path, topic.line, _too_long(what, len(value), LIMITS["metadata"]))
 
 
 def parse_topics(path: str | Path) -> Iterator[TopicRecord]:
@@ -158,6 +208,13 @@ def parse_topic_formulas(path: str | Path) -> Iterator[TopicFormulaRow]:
                 raise reader.error(f"unknown formula type {kind!r} (title, question or body)")
             if not formula_id.strip() or not topic.strip():
                 raise reader.error("empty formula id or topic id")
+            if (
+                len(formula_id.strip()) > LIMITS["formula_id"]
+                or len(topic.strip()) > LIMITS["number"]
+            ):
+                raise reader.error("formula id or topic id longer than the topic tables keep")
+            if len(text) > MAX_FORMULA_CHARS:
+                raise reader.error(_too_long("the formula", len(text), MAX_FORMULA_CHARS))
             thread_id = parse_int(reader, thread, "thread_id") if thread.strip() else None
             yield TopicFormulaRow(
                 formula_id.strip(), topic.strip(), thread_id, location, text, reader.line

@@ -5,6 +5,7 @@ Environment variables: DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -89,11 +90,34 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -----------------------------------------------------------------
+# https://docs.djangoproject.com/en/5.2/topics/auth/passwords/#module-django.contrib.auth.password_validation
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Login lockout with django-axes (https://django-axes.readthedocs.io/en/latest/4_configuration.html):
+# LOGIN_FAILURE_LIMIT failed logins for one account, or from one address, lock it for
+# LOGIN_LOCKOUT_MINUTES, on the site's login and the admin's. Attempts are counted in the
+# database, so logins (and the lockout) work while Redis is down. See config/auth.py.
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: turns a lockout into the page below
+AUTHENTICATION_BACKENDS = [
+    "config.auth.LoginLockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+# A success does not wipe the failures: with per-address counting it would also wipe a
+# guesser's failures against other accounts from the same address.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"  # registration/locked_out.html
+AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
+# Proxies in front of the app that append to X-Forwarded-For (a TLS proxy: 1). 0 trusts none.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 # Sessions are read on every request (the judging page most of all): serve them from the
 # cache (Redis when REDIS_URL is set) and keep the database copy for durability.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

@@ -89,18 +89,20 @@ def _freeze(
     content = qrels_format(entries)
     checksum = qrels_checksum(content)
     with transaction.atomic():
-        existing = QrelsVersion.objects.filter(task=task, level=level, checksum=checksum).first()
-        if existing is not None:
-            return existing
-        return QrelsVersion.objects.create(
+        # The unique constraint on (task, level, checksum) makes a concurrent export of the
+        # same content wait for the first one, then find its row instead of a duplicate.
+        version, _ = QrelsVersion.objects.get_or_create(
             task=task,
-            label=label,
-            policy=policy,
             level=level,
-            content=content,
             checksum=checksum,
-            topic_count=len({e.topic for e in entries}),
-            row_count=len(entries),
-            dropped_topics=dropped,
-            created_by=created_by,
+            defaults={
+                "label": label,
+                "policy": policy,
+                "content": content,
+                "topic_count": len({e.topic for e in entries}),
+                "row_count": len(entries),
+                "dropped_topics": dropped,
+                "created_by": created_by,
+            },
         )
+        return version

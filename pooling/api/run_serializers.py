@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from collection.models import RetrievalTask
-from pooling.models import Run
+from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run
 from pooling.services.runs import ORGANIZER_FIELDS
 
 
@@ -27,7 +27,9 @@ class RunUploadSerializer(serializers.Serializer):
     declared_data = serializers.ChoiceField(
         choices=Run.DeclaredData.choices, default=Run.DeclaredData.BOTH
     )
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=RUN_DESCRIPTION_MAX_CHARS
+    )
     # Organizer-only (staff): a participant sending any of these gets a 400.
     is_baseline = serializers.BooleanField(required=False)
     pool_as_primary = serializers.BooleanField(required=False)

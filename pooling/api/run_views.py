@@ -10,7 +10,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
+from rest_framework.throttling import BaseThrottle
 
 from pooling.api.run_serializers import (
     RunDetailSerializer,
@@ -19,6 +19,7 @@ from pooling.api.run_serializers import (
     RunSubmittedSerializer,
     RunUploadSerializer,
 )
+from pooling.api.throttles import RUN_UPLOAD_SCOPE, run_upload_throttle
 from pooling.models import Run
 from pooling.services.runs import (
     ORGANIZER_FIELDS,
@@ -48,7 +49,7 @@ class RunViewSet(
     """Runs of the caller's team (all runs for organizers)."""
 
     parser_classes = [MultiPartParser, FormParser]
-    throttle_scope = "run_upload"
+    throttle_scope = RUN_UPLOAD_SCOPE
 
     def get_queryset(self) -> QuerySet[Run]:
         if getattr(self, "swagger_fake_view", False):  # drf-spectacular building the schema
@@ -61,8 +62,9 @@ class RunViewSet(
         )
 
     def get_throttles(self) -> list[BaseThrottle]:
-        # Only uploads are throttled: they parse and store up to 200 MB.
-        return [ScopedRateThrottle()] if self.action == "create" else []
+        # Only uploads are throttled: they parse and store up to 200 MB. The /runs/ form spends
+        # from the same budget (pooling.api.throttles).
+        return [run_upload_throttle()] if self.action == "create" else []
 
     @extend_schema(
         request={"multipart/form-data": RunUploadSerializer},

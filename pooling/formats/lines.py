@@ -14,6 +14,7 @@ from typing import BinaryIO
 from pooling.formats.model import ParsedRun
 
 GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"  # editors on Windows start UTF-8 files with it: not part of line 1
 
 
 class _Prefixed(io.RawIOBase):
@@ -67,6 +68,9 @@ def line_blocks(
     size, lineno, tail = 0, 1, b""
     try:
         while block := source.read(CHUNK_BYTES):
+            if size == 0 and block.startswith(UTF8_BOM):
+                block = block[len(UTF8_BOM) :]
+                size += len(UTF8_BOM)
             data = tail + block
             if size + len(block) > max_bytes:
                 at = lineno + data.count(b"\n", 0, len(tail) + max_bytes - size)

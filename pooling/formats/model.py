@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import enum
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ MAX_LISTED = 100
 MAX_RANK = 1000
 MAX_ROWS_PER_TOPIC = 1000
 MAX_ANSWER_CHARS = 1200
+MAX_SOURCES_CHARS = 2000  # Task 3's sources column: the post ids an answer was built from
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 
 
@@ -48,6 +50,11 @@ class Problem:
 
     def as_dict(self) -> dict[str, Any]:
         return {"line": self.line, "field": self.field, "message": self.message}
+
+
+def _problem_order(problem: Problem) -> tuple[int, int]:
+    """File-level problems (no line) first, then by line; equal lines keep their order."""
+    return (0, 0) if problem.line is None else (1, problem.line)
 
 
 # Given a set of post ids, the subset that are answer posts of the collection.
@@ -150,9 +157,22 @@ class ParsedRun:
         return list(dict.fromkeys(self.columns.topic))
 
     def error(self, line: int | None, field_name: str | None, message: str) -> None:
+        """Count a problem and list it if it is among the first ``MAX_LISTED`` by line.
+
+        Checks of the file's own shape run while it streams and checks against the collection
+        after it (they need every id at once), so problems do not arrive in line order: the
+        list is kept sorted and capped, and the report shows the file's first problems
+        whichever check found them."""
         self.error_count += 1
-        if len(self.errors) < MAX_LISTED:
-            self.errors.append(Problem(line, field_name, message))
+        problem = Problem(line, field_name, message)
+        errors = self.errors
+        if not errors or _problem_order(problem) >= _problem_order(errors[-1]):
+            if len(errors) < MAX_LISTED:  # the usual case: lines come in order
+                errors.append(problem)
+            return
+        bisect.insort_right(errors, problem, key=_problem_order)
+        if len(errors) > MAX_LISTED:
+            errors.pop()
 
     def warn(self, line: int | None, field_name: str | None, message: str) -> None:
         self.warning_count += 1

@@ -2,10 +2,13 @@
 
 Rules checked here, in one streaming pass plus a pass over the parsed rows:
 wrong column count, a topic not of this task, rank not an integer in 1..1000, score not a
-finite number, a document repeated within a topic, more than 1,000 rows for a topic, a run tag
-that changes within the file, ids the collection does not know (through the RunContext), an
-empty or binary file, a file over the size limit. Warnings: topics with no rows, ranks not in
-score order, Task 3 answers with an odd number of ``$``.
+number as trec_eval writes one, a document repeated within a topic, more than 1,000 rows for a
+topic, a run tag other than the one the run is submitted under (or, without one, a tag that
+changes within the file), ids the collection does not know (through the RunContext), an
+empty or binary file, a file over the size limit. A UTF-8 byte order mark is skipped. The
+collection checks run on every well-formed row even when other rows have errors, so one upload
+reports every problem at once (issue 12 §6). Warnings: topics with no rows, ranks not in score
+order, Task 3 answers with an odd number of ``$``.
 
 Speed: a line that is well formed takes the fast path in ``_read_rows`` (split, a few C-level
 checks, appends to columns); anything unusual goes through the per-field parsers of ``rows``,
@@ -45,12 +48,16 @@ FAST_LAYOUTS = {
 
 
 def read_run_path(
-    path: str | Path, *, context: RunContext | None = None, max_bytes: int | None = None
+    path: str | Path,
+    *,
+    context: RunContext | None = None,
+    max_bytes: int | None = None,
+    tag: str | None = None,
 ) -> ParsedRun:
     """``read_run`` on a file on disk, named after it."""
     path = Path(path)
     with path.open("rb") as stream:
-        return read_run(stream, name=path.name, context=context, max_bytes=max_bytes)
+        return read_run(stream, name=path.name, context=context, max_bytes=max_bytes, tag=tag)
 
 
 def read_run(
@@ -59,13 +66,19 @@ def read_run(
     name: str = "",
     context: RunContext | None = None,
     max_bytes: int | None = None,
+    tag: str | None = None,
 ) -> ParsedRun:
     """Parse and validate a run file from a binary stream, line by line.
 
+    ``tag`` is the tag the run is submitted under (the upload form's): every row's tag column
+    must equal it. Without it (files evaluated straight from disk) the first row's tag is the
+    run's and the others must repeat it.
+
     Never raises for bad content: any bytes give a ParsedRun whose ``errors`` say what is
-    wrong (up to 100 listed, ``error_count`` counts them all). Rows keep the file's order."""
+    wrong (the first 100 by line listed, ``error_count`` counts them all). Rows keep the
+    file's order."""
     context = context or NO_CONTEXT
-    run = ParsedRun(name=name)
+    run = ParsedRun(name=name, tag=tag or "")
     blocks = line_blocks(stream, run, max_bytes or DEFAULT_MAX_BYTES)
     read, first = _find_first_line(blocks)
     if first is None:
@@ -78,8 +91,8 @@ def read_run(
         for _ in blocks:  # still read to the end: a later binary or size problem is reported too
             pass
         return run
-    _read_rows(run, run.format, chain(read, blocks), context)
-    if run.ok:
+    _read_rows(run, run.format, chain(read, blocks), context, tag)
+    if len(run.columns):  # the rows read well are checked whatever else is wrong
         check_collection(run, context)
     if run.ok:
         warn_about_order_and_missing_topics(run, context)
@@ -121,13 +134,17 @@ def _split_openqa(raw: bytes) -> list[bytes]:
 class _Reader:
     """State of one pass over a file: the run tag and, per topic, the documents seen."""
 
-    def __init__(self, run: ParsedRun, run_format: RunFormat, context: RunContext) -> None:
+    def __init__(
+        self, run: ParsedRun, run_format: RunFormat, context: RunContext, tag: str | None
+    ) -> None:
         self.run = run
         self.context = context
         self.parse = row_parser(run_format, context.task_kind)
         self.width = COLUMNS[run_format]
         self.tag_column = TAG_COLUMN[run_format]
-        self.tag: bytes | None = None
+        # Submitted under a tag: every row must carry it. Otherwise the first row's tag.
+        self.given_tag = tag is not None
+        self.tag: bytes | None = tag.encode() if tag is not None else None
         # topic as in the file -> ids seen for it (None: the topic is not of this task)
         self.docs: dict[bytes, set[int | str] | None] = {}
         self.topic_names: dict[bytes, str] = {}
@@ -157,8 +174,11 @@ class _Reader:
         if self.tag is None:
             self.first_tag(fields)
         elif fields[self.tag_column] != self.tag:
-            found = fields[self.tag_column].decode()
-            run.error(lineno, "run", f"run tag {found!r} is not {run.tag!r}")
+            found = fields[self.tag_column].decode("utf-8", "replace")
+            if len(found) > 40:
+                found = found[:40] + "…"
+            given = "the tag given for this run" if self.given_tag else "the file's first tag"
+            run.error(lineno, "run", f"run tag {found!r} is not {run.tag!r}, {given}")
         record = self.parse(fields, lineno, run)
         if record is not None:
             self.accept(fields[0], record)
@@ -198,8 +218,10 @@ def _append(run: ParsedRun, topic: str, record: RunRecord) -> None:
         c.sources.append(record.sources)
 
 
-def _read_rows(run: ParsedRun, run_format: RunFormat, blocks: Blocks, context: RunContext) -> None:
-    reader = _Reader(run, run_format, context)
+def _read_rows(
+    run: ParsedRun, run_format: RunFormat, blocks: Blocks, context: RunContext, tag: str | None
+) -> None:
+    reader = _Reader(run, run_format, context, tag)
     formula_ids = context.task_kind == "formula"
     layout = FAST_LAYOUTS.get((run_format, formula_ids))
     run.doc_column = {
@@ -238,10 +260,12 @@ def _fast_rows(
             reader.slow_line(lineno, fields)
             tag = reader.tag
             continue
-        doc_field, rank_field = fields[id_col], fields[rank_col]
+        doc_field, rank_field, score_field = fields[id_col], fields[rank_col], fields[score_col]
         try:
-            score = float(fields[score_col])
+            score = float(score_field)
         except ValueError:
+            score = _NAN
+        if b"_" in score_field:  # float() reads 1_000 as 1000; trec_eval does not
             score = _NAN
         if fields[0] != current:  # rows come grouped by topic: one lookup per change
             current, docs = fields[0], reader.topic_docs(fields[0])

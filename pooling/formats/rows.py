@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from pooling.formats.model import MAX_ANSWER_CHARS, MAX_RANK, ParsedRun, RunFormat, RunRecord
+from pooling.formats.model import (
+    MAX_ANSWER_CHARS,
+    MAX_RANK,
+    MAX_SOURCES_CHARS,
+    ParsedRun,
+    RunFormat,
+    RunRecord,
+)
 
 RowParser = Callable[[list[bytes], int, ParsedRun], "RunRecord | None"]
 
@@ -26,9 +33,14 @@ def parse_rank(field: bytes, lineno: int, run: ParsedRun) -> int | None:
 
 
 def parse_score(field: bytes, lineno: int, run: ParsedRun) -> float | None:
+    """A score as trec_eval writes one: a plain decimal number, maybe with an exponent
+    (``1``, ``-0.5``, ``.5``, ``1e-3``). Python's float() also reads ``1_000``, ``nan`` and
+    ``inf``, which trec_eval's own files never hold: those are errors."""
     try:
         score = float(field)
     except ValueError:
+        score = None
+    if score is None or b"_" in field:
         run.error(lineno, "score", f"score {_show(field)} is not a number")
         return None
     if not math.isfinite(score):
@@ -108,12 +120,20 @@ def openqa_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRecord | 
             lineno, "answer", f"answer has {len(answer):,} characters (at most {MAX_ANSWER_CHARS})"
         )
         ok = False
+    sources = fields[4].decode()
+    if len(sources) > MAX_SOURCES_CHARS:
+        run.error(
+            lineno,
+            "sources",
+            f"sources have {len(sources):,} characters (at most {MAX_SOURCES_CHARS:,})",
+        )
+        ok = False
     if answer.count("$") % 2:
         run.warn(lineno, "answer", "odd number of $: a formula may be left open")
     if not ok or rank is None or score is None:
         return None
     topic = fields[0].decode()
-    return RunRecord(topic, topic, None, None, rank, score, answer, fields[4].decode(), lineno)
+    return RunRecord(topic, topic, None, None, rank, score, answer, sources, lineno)
 
 
 ROW_PARSERS: dict[RunFormat, RowParser] = {

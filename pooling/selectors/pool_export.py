@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from django.db.models import Q
 
+from collection.formats.spreadsheet import safe_cell
 from collection.models import RetrievalTask, Topic
 from pooling.models import Contribution, Hit, PoolItem, Run
 from pooling.selectors.pool_inputs import pooled_task
@@ -23,7 +24,8 @@ EXPORT_KINDS = ("hits", "annotated")
 
 
 def _line(values: tuple[object, ...]) -> str:
-    return "\t".join("" if value is None else str(value) for value in values) + "\n"
+    # Team names and run tags are outside text: a cell a spreadsheet would run is neutralized.
+    return "\t".join("" if value is None else str(safe_cell(value)) for value in values) + "\n"
 
 
 def _topics(task: RetrievalTask) -> list[tuple[int, str]]:

@@ -1,6 +1,7 @@
 """Run submission (issue 3): validate a whole file, then store it in one transaction.
 
-Rules: a tag is ASCII letters, digits and ``-_.`` (at most 40), unique per team and task;
+Rules: a tag is ASCII letters, digits and ``-_.`` (at most 40), unique per team and task, and
+every row of the file carries it in its tag column; a description is at most 4,000 characters;
 re-uploading a tag before the task's deadline replaces that run atomically (version + 1);
 after the deadline uploads are refused; a campaign limits primary and alternate runs per team
 per task (ARQMath: one primary, four alternates). A file with any error stores nothing.
@@ -22,7 +23,14 @@ from rest_framework.authtoken.models import Token
 
 from collection.models import RetrievalTask
 from pooling.formats import ParsedRun, read_run
-from pooling.models import RUN_TAG_VALIDATOR, Run, RunRow, Team
+from pooling.models import (
+    RUN_DESCRIPTION_MAX_CHARS,
+    RUN_TAG_VALIDATOR,
+    TEAM_NAME_MAX_CHARS,
+    Run,
+    RunRow,
+    Team,
+)
 from pooling.services.runs_context import run_context, task_topic_ids
 from pooling.services.runs_storage import run_rows_store
 
@@ -107,12 +115,23 @@ def _check_run_limits(task: RetrievalTask, team: Team, tag: str, role: str) -> N
         )
 
 
-def run_validate(*, task: RetrievalTask, stream: BinaryIO, file_name: str) -> ParsedRun:
-    """Parse and check a run file against ``task`` and the collection; store nothing."""
+def _stored_file_name(name: str) -> str:
+    """The file's own name, without a client's folders, bounded like the column it goes to."""
+    name = name.replace("\\", "/").rsplit("/", 1)[-1]
+    limit = Run._meta.get_field("file_name").max_length or 255
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def run_validate(
+    *, task: RetrievalTask, stream: BinaryIO, file_name: str, tag: str | None = None
+) -> ParsedRun:
+    """Parse and check a run file against ``task`` and the collection; store nothing.
+
+    With ``tag`` (the tag the run is submitted under) every row's tag column must equal it."""
     topic_ids = task_topic_ids(task)
     context, notes = run_context(task, topic_ids)
     parsed = read_run(
-        stream, name=file_name, context=context, max_bytes=settings.RUN_FILE_MAX_BYTES
+        stream, name=file_name, context=context, max_bytes=settings.RUN_FILE_MAX_BYTES, tag=tag
     )
     for note in notes:
         parsed.warn(None, None, note)
@@ -145,9 +164,15 @@ def run_submit(
     _check_tag_and_deadline(task, tag, now, late=ignore_deadline)
     if role not in Run.Role.values:
         raise SubmissionRefused(f"role must be one of {', '.join(Run.Role.values)}")
+    if len(description) > RUN_DESCRIPTION_MAX_CHARS:
+        raise SubmissionRefused(
+            f"the description has {len(description):,} characters "
+            f"(at most {RUN_DESCRIPTION_MAX_CHARS:,})"
+        )
     _check_run_limits(task, team, tag, role)
     checksum = _file_checksum(stream)
-    parsed = run_validate(task=task, stream=stream, file_name=file_name)
+    file_name = _stored_file_name(file_name)
+    parsed = run_validate(task=task, stream=stream, file_name=file_name, tag=tag)
     if not parsed.ok:
         raise RunValidationError(parsed.report())
     report = parsed.report()
@@ -156,7 +181,7 @@ def run_submit(
         "is_manual": is_manual,
         "declared_data": declared_data,
         "description": description,
-        "file_name": file_name[:255],
+        "file_name": file_name,
         "checksum": checksum,
         "file_format": parsed.format.value if parsed.format else "",
         "row_count": len(parsed.columns),
@@ -194,4 +219,9 @@ def _store(
 
 def team_ensure(*, name: str) -> tuple[Team, bool]:
     """The team called ``name``, created when an organizer imports its first run."""
+    name = name.strip()
+    if not name or len(name) > TEAM_NAME_MAX_CHARS:
+        raise SubmissionRefused(
+            f"a team name has 1 to {TEAM_NAME_MAX_CHARS} characters, not {len(name):,}"
+        )
     return Team.objects.get_or_create(name=name)

@@ -20,7 +20,8 @@ from django.views.decorators.http import require_http_methods
 
 from collection.models import RetrievalTask
 from pooling.api.run_views import runs_visible_to
-from pooling.models import Run, Team
+from pooling.api.throttles import run_upload_wait, wait_message
+from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run, Team
 from pooling.services.runs import RunValidationError, SubmissionRefused, run_submit
 
 
@@ -36,7 +37,11 @@ class RunUploadForm(forms.Form):
     declared_data = forms.ChoiceField(
         choices=Run.DeclaredData.choices, initial=Run.DeclaredData.BOTH, label="Data used"
     )
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        required=False,
+        max_length=RUN_DESCRIPTION_MAX_CHARS,
+    )
     file = forms.FileField(help_text="TSV or TREC, tabs or spaces, optionally gzip-compressed.")
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
@@ -89,6 +94,9 @@ def runs_page(request: HttpRequest) -> HttpResponse:
             request, "pooling/runs.html", _page(request, RunUploadForm(user=request.user))
         )
     form = RunUploadForm(request.POST, request.FILES, user=request.user)
+    wait = run_upload_wait(request)  # the REST upload budget: one throttle for both paths
+    if wait is not None:
+        return _reply(request, form, None, {"detail": wait_message(wait)}, status=429)
     if not form.is_valid():
         problem = {"detail": "please correct the form", "fields": form.errors.get_json_data()}
         return _reply(request, form, None, problem)
@@ -97,13 +105,17 @@ def runs_page(request: HttpRequest) -> HttpResponse:
 
 
 def _reply(
-    request: HttpRequest, form: RunUploadForm, run: Run | None, outcome: dict[str, Any]
+    request: HttpRequest,
+    form: RunUploadForm,
+    run: Run | None,
+    outcome: dict[str, Any],
+    status: int = 400,
 ) -> HttpResponse:
     if run is None:
         if _wants_json(request):
-            return JsonResponse({"ok": False, **outcome}, status=400)
+            return JsonResponse({"ok": False, **outcome}, status=status)
         return render(
-            request, "pooling/runs.html", _page(request, form, failure=outcome), status=400
+            request, "pooling/runs.html", _page(request, form, failure=outcome), status=status
         )
     url = reverse("pooling:run-detail", args=[run.pk])
     verb = "stored" if outcome["created"] else f"replaced (version {run.version})"

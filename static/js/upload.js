@@ -82,7 +82,7 @@
       var body;
       try { body = JSON.parse(xhr.responseText); } catch (err) { body = { detail: "unexpected answer (" + xhr.status + ")" }; }
       if (xhr.status === 200 && body.ok) { window.location.assign(body.redirect); return; }
-      if (xhr.status === 429) body = { detail: "too many uploads: try again later" };
+      if (xhr.status === 429 && !body.detail) body = { detail: "too many uploads: try again later" };
       setProgress(0, "");
       progress.hidden = true;
       showFailure(body);

@@ -27,9 +27,18 @@ CHROMIUM_ARGS = [
 ]
 PASSWORD = "secret-pass-123"  # tests.factories.UserFactory's password
 
-# The live server runs in a thread of this process; Playwright's sync API runs an event loop
-# in the test thread, which makes Django's async-safety check refuse ORM calls there.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+@pytest.fixture(scope="package")
+def _orm_beside_playwright() -> Iterator[None]:
+    """Allow ORM calls in the test thread while Playwright runs, and only then.
+
+    Playwright's sync API keeps an asyncio loop running in the test thread from start to
+    close, so Django's async-safety check would refuse the tests' own ORM calls (factories,
+    assertions, the database flush after each live-server test). The browser lives for this
+    package only, and so does the override: tests outside tests/browser/ keep the check."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
 
 
 def _chromium_path() -> str | None:
@@ -39,8 +48,8 @@ def _chromium_path() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+@pytest.fixture(scope="package")
+def browser(_orm_beside_playwright: None) -> Iterator[object]:
     path = _chromium_path()
     if path is None:
         if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:

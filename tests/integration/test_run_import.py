@@ -15,10 +15,11 @@ from tests.factories.collection import RetrievalTaskFactory, TopicFactory, UserF
 
 pytestmark = pytest.mark.django_db
 
+# file -> (team, role, rows, the tag its rows carry: the run is imported under that tag)
 REAL_RUNS = {
-    "MathDowsers-alpha05noReRank-prime.tsv": ("MathDowsers", "primary", 8421),
-    "MIRMU-Ensemble-prime.tsv": ("MIRMU", "primary", 13905),
-    "LinkedMSE-baseline-prime.tsv": ("LinkedMSE", "primary", 768),
+    "MathDowsers-alpha05noReRank-prime.tsv": ("MathDowsers", "primary", 8421, "MathDowsers"),
+    "MIRMU-Ensemble-prime.tsv": ("MIRMU", "primary", 13905, "Run_Ensemble_0"),
+    "LinkedMSE-baseline-prime.tsv": ("LinkedMSE", "primary", 768, "MSE"),
 }
 
 
@@ -41,7 +42,7 @@ def test_real_arqmath_2020_runs_import_as_trec_task1_runs(arqmath_data: Path) ->
     task = load_2020_topics(arqmath_data)
     assert Topic.objects.filter(task=task).count() == 98
     folder = arqmath_data / "runs" / "2020-task1"
-    for name, (team, role, rows) in REAL_RUNS.items():
+    for name, (team, role, rows, tag) in REAL_RUNS.items():
         out = StringIO()
         call_command(
             "import_run",
@@ -49,7 +50,7 @@ def test_real_arqmath_2020_runs_import_as_trec_task1_runs(arqmath_data: Path) ->
             "--campaign=ARQMath-1",
             "--task=task1",
             f"--team={team}",
-            f"--tag={name.removesuffix('.tsv')}",
+            f"--tag={tag}",
             f"--role={role}",
             *(["--baseline", "--pool-as-primary"] if team == "LinkedMSE" else []),
             stdout=out,
@@ -91,9 +92,9 @@ def test_import_runs_reads_team_tag_and_role_from_arqmath_file_names(tmp_path) -
     task = RetrievalTaskFactory.create(kind="answer")
     TopicFactory.create(task=task, number="A.1")
     files = {
-        "TangentS-task1-math-only-auto-math-A.tsv": "A.1\t11\t1\t1.0\tx\n",
-        "TangentS-task1-combined-manual-both-P.tsv": "A.1\t12\t1\t1.0\ty\n",
-        "Other-task1-run1-auto-text-P.tsv": "A.1\tbad\t1\t1.0\tz\n",
+        "TangentS-task1-math-only-auto-math-A.tsv": "A.1\t11\t1\t1.0\tmath-only\n",
+        "TangentS-task1-combined-manual-both-P.tsv": "A.1\t12\t1\t1.0\tcombined\n",
+        "Other-task1-run1-auto-text-P.tsv": "A.1\tbad\t1\t1.0\trun1\n",
         "README.txt": "not a run",
         "Team-task2-x-auto-both-P.tsv": "B.1\t1\t2\t1\t1.0\tz\n",
     }
@@ -116,6 +117,67 @@ def test_import_runs_reads_team_tag_and_role_from_arqmath_file_names(tmp_path) -
     assert runs["combined"].team.name == "TangentS"
     assert "README.txt: skipped" in out.getvalue()
     assert "2 run(s) stored, 1 not stored" in out.getvalue()
+
+
+def test_import_runs_refuses_each_row_whose_tag_is_not_the_file_names_when_they_differ(
+    tmp_path,
+) -> None:
+    task = RetrievalTaskFactory.create(kind="answer")
+    TopicFactory.create(task=task, number="A.1")
+    name = "Team-task1-fusion-auto-both-P.tsv"
+    (tmp_path / name).write_text("A.1\t11\t1\t1.0\tfusion\nA.1\t12\t2\t0.5\tfusion2\n")
+    err = StringIO()
+    with pytest.raises(CommandError, match="not stored"):
+        call_command(
+            "import_runs",
+            str(tmp_path),
+            f"--campaign={task.campaign.name}",
+            "--task=answer",
+            stdout=StringIO(),
+            stderr=err,
+        )
+    assert "line 2: run tag 'fusion2' is not 'fusion', the tag given for this run" in (
+        err.getvalue()
+    )
+    assert "line 1" not in err.getvalue()
+    assert not Run.objects.exists()
+
+
+def test_import_run_refuses_every_row_when_the_tag_option_is_not_the_files(tmp_path) -> None:
+    task = RetrievalTaskFactory.create(kind="answer")
+    TopicFactory.create(task=task, number="A.1")
+    path = tmp_path / "run.tsv"
+    path.write_text("A.1 Q0 5 1 1 filetag\nA.1 Q0 6 2 0.5 filetag\n")
+    err = StringIO()
+    with pytest.raises(CommandError, match="not stored"):
+        call_command(
+            "import_run",
+            str(path),
+            f"--campaign={task.campaign.name}",
+            "--task=answer",
+            "--team=T",
+            "--tag=other",
+            "--role=primary",
+            stderr=err,
+        )
+    assert "line 1: run tag 'filetag' is not 'other'" in err.getvalue()
+    assert "line 2: run tag 'filetag' is not 'other'" in err.getvalue()
+
+
+def test_import_run_names_the_problem_when_the_team_name_is_too_long(tmp_path) -> None:
+    task = RetrievalTaskFactory.create(kind="answer")
+    path = tmp_path / "run.tsv"
+    path.write_text("A.1 Q0 5 1 1 t\n")
+    with pytest.raises(CommandError, match="a team name has 1 to 100 characters, not 101"):
+        call_command(
+            "import_run",
+            str(path),
+            f"--campaign={task.campaign.name}",
+            "--task=answer",
+            f"--team={'T' * 101}",
+            "--tag=t",
+            "--role=primary",
+        )
 
 
 def test_create_token_prints_the_same_token_each_time_and_joins_the_team() -> None:

@@ -57,7 +57,10 @@ def report_problems(command: BaseCommand, report: dict[str, Any]) -> None:
 
 def import_one(command: BaseCommand, path: Path, task: RetrievalTask, **fields: Any) -> Run:
     """Import one file, writing its outcome; raise CommandError when it is not stored."""
-    team, created = team_ensure(name=fields.pop("team"))
+    try:
+        team, created = team_ensure(name=fields.pop("team"))
+    except SubmissionRefused as exc:
+        raise CommandError(f"{path.name}: {exc.message}") from exc
     if created:
         command.stdout.write(f"created team {team.name}")
     try:

@@ -1,0 +1,82 @@
+"""The qrels file format: ``topic 0 id grade`` lines, read and written. Pure, no Django.
+
+The one reader of qrels files (TREC's format, as the ARQMath organizers publish it): the
+evaluation module reads official and exported qrels with it and the training rounds read gold
+grades with it, so both refuse the same bad lines, each with its number. It sits here, below
+every app, because both assessment and evaluation need it and assessment never imports
+evaluation. Grades are 0-3 (N, L, M, H); ARQMath-3's Task 3 file also uses 5 for "system
+failure" and 6 for "do not know".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+GRADE_SYSTEM_FAILURE = 5  # Task 3 file code for the "system failure" flag
+GRADE_DONT_KNOW = 6  # Task 3 file code for the "do not know" flag
+MAX_PROBLEMS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class QrelsEntry:
+    """One qrels line."""
+
+    topic: str
+    doc: str
+    grade: int
+    iteration: str = "0"
+
+
+class QrelsFormatError(ValueError):
+    """A qrels file that cannot be read; ``problems`` lists (line number, message)."""
+
+    def __init__(self, problems: list[tuple[int, str]]) -> None:
+        self.problems = problems
+        shown = "; ".join(f"line {n}: {m}" for n, m in problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        super().__init__(f"invalid qrels: {shown}{more}")
+
+
+def qrels_parse(text: str, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
+    """Read qrels text (tabs or spaces, LF or CRLF) into entries in file order.
+
+    Every problem is reported with its line number (up to a cap); a repeated (topic, id)
+    is an error because trec_eval would silently keep only one of them.
+    """
+    entries: list[QrelsEntry] = []
+    problems: list[tuple[int, str]] = []
+    seen: set[tuple[str, str]] = set()
+    text = text.removeprefix("\ufeff")  # a byte order mark is not part of the first topic
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 4:
+            problems.append((number, f"expected 4 columns, found {len(fields)}"))
+        elif not re.fullmatch(r"-?[0-9]+", fields[3]):
+            problems.append((number, f"grade {fields[3]!r} is not an integer"))
+        elif not 0 <= int(fields[3]) <= max_grade:
+            problems.append((number, f"grade {fields[3]} is outside 0-{max_grade}"))
+        elif (fields[0], fields[2]) in seen:
+            problems.append((number, f"repeated topic {fields[0]} id {fields[2]}"))
+        else:
+            seen.add((fields[0], fields[2]))
+            entries.append(QrelsEntry(fields[0], fields[2], int(fields[3]), fields[1]))
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise QrelsFormatError(problems)
+    return entries
+
+
+def qrels_read_path(path: str | Path, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
+    """Read a qrels file (UTF-8, a byte order mark allowed; LF or CRLF)."""
+    return qrels_parse(Path(path).read_text(encoding="utf-8-sig"), max_grade=max_grade)
+
+
+def qrels_format(entries: Iterable[QrelsEntry], *, line_end: str = "\n") -> str:
+    """Write entries tab-separated in the order given (use ``qrels_sorted`` for exports)."""
+    return "".join(f"{e.topic}\t{e.iteration}\t{e.doc}\t{e.grade}{line_end}" for e in entries)
