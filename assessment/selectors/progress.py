@@ -144,10 +144,6 @@ class ItemStatus:
     best_grade: int | None = None  # the highest grade given to a hit of the item
 
     @property
-    def grade_letter(self) -> str:
-        return "NLMH"[self.best_grade] if self.best_grade is not None else ""
-
-    @property
     def state(self) -> str:
         if self.hits and self.judged >= self.hits:
             return "flagged" if self.flagged else "judged"

@@ -28,7 +28,8 @@ __all__ = [
     "training_round_submit",
 ]
 
-Qrels = Mapping[tuple[str, str], int]  # (topic number, item key) -> grade 0-3
+Qrels = Mapping[tuple[str, str], int]  # (topic number, item key) -> grade 0..G
+FLAG_CODES = frozenset({5, 6})  # Task 3 qrels: system failure, do not know
 
 
 class TrainingError(Exception):
@@ -39,11 +40,12 @@ class TrainingError(Exception):
         super().__init__("; ".join(self.problems))
 
 
-def gold_qrels_parse(text: str) -> dict[tuple[str, str], int]:
-    """Read ``topic 0 id grade`` lines (tabs or spaces) into gold grades.
+def gold_qrels_parse(text: str, *, top: int = 3) -> dict[tuple[str, str], int]:
+    """Read ``topic 0 id grade`` lines (tabs or spaces) into gold grades of a 0..``top`` scale
+    (the task's; ARQMath's 0-3 by default).
 
-    Grades above 3 (Task 3's 5 = system failure, 6 = do not know) are not gold grades and are
-    skipped; malformed lines are reported with their line number.
+    Task 3's flag codes (5 = system failure, 6 = do not know) are not gold grades and are
+    skipped; malformed lines and grades outside the scale are reported with their line number.
     """
     gold: dict[tuple[str, str], int] = {}
     problems = []
@@ -55,8 +57,10 @@ def gold_qrels_parse(text: str) -> dict[tuple[str, str], int]:
             problems.append(f"line {number}: expected 'topic 0 id grade'")
             continue
         grade = int(fields[3])
-        if 0 <= grade <= 3:
+        if 0 <= grade <= top:
             gold[(fields[0], fields[2])] = grade
+        elif grade not in FLAG_CODES:
+            problems.append(f"line {number}: grade {grade} is not on this task's scale 0-{top}")
     if problems:
         raise TrainingError(problems[:20])
     return gold
@@ -65,7 +69,8 @@ def gold_qrels_parse(text: str) -> dict[tuple[str, str], int]:
 def _sample_across_grades(
     graded: Sequence[tuple[PoolItem, int]], count: int, rng: random.Random
 ) -> list[PoolItem]:
-    """Up to ``count`` items taking grades in turn (3, 2, 1, 0, 3, ...): every grade shows."""
+    """Up to ``count`` items taking grades in turn, top down (3, 2, 1, 0, 3, ...): every grade
+    shows."""
     buckets: dict[int, list[PoolItem]] = defaultdict(list)
     for item, grade in graded:
         buckets[grade].append(item)
@@ -73,7 +78,7 @@ def _sample_across_grades(
         rng.shuffle(bucket)
     chosen: list[PoolItem] = []
     while len(chosen) < count and any(buckets.values()):
-        for grade in (3, 2, 1, 0):
+        for grade in sorted(buckets, reverse=True):
             if buckets[grade] and len(chosen) < count:
                 chosen.append(buckets[grade].pop())
     return sorted(chosen, key=lambda item: item.display_order)
