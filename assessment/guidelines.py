@@ -335,14 +335,13 @@ def scale_from_json(data: Any) -> GradeScale:
 
 
 def guidelines_problems(
-    *, instructions: str, scale: GradeScale | None, relevance_level: int, note: str = ""
+    *, instructions: str, top: int, relevance_level: int, note: str = ""
 ) -> list[str]:
-    """What is wrong with guidelines beyond the scale itself (``scale`` None: the scale is
-    invalid, its own problems are reported by ``scale_from_json``)."""
+    """What is wrong with guidelines beyond the scale itself, whose top grade is ``top``
+    (the scale's own problems are ``scale_from_json``'s)."""
     problems = []
     if len(instructions) > MAX_INSTRUCTIONS:
         problems.append(f"instructions: {len(instructions)} characters, at most {MAX_INSTRUCTIONS}")
-    top = scale.top if scale is not None else MAX_TOP_GRADE
     if not 1 <= relevance_level <= top:
         problems.append(
             f"relevance level: {relevance_level} is not one of the grades 1..{top} "

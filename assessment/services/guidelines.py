@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from assessment.guidelines import (
+    MAX_TOP_GRADE,
     GradeScale,
     GuidelinesInvalid,
     guidelines_problems,
@@ -44,8 +45,9 @@ def guidelines_save(
     except GuidelinesInvalid as error:
         parsed, problems = None, list(error.problems)
     instructions, note = instructions.strip(), note.strip()
+    top = parsed.top if parsed is not None else MAX_TOP_GRADE
     problems += guidelines_problems(
-        instructions=instructions, scale=parsed, relevance_level=relevance_level, note=note
+        instructions=instructions, top=top, relevance_level=relevance_level, note=note
     )
     if problems or parsed is None:
         raise GuidelinesInvalid(problems)

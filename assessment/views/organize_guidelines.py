@@ -137,7 +137,7 @@ def _checked(task: RetrievalTask, given: GuidelinesInput) -> CurrentGuidelines:
         problems += error.problems
     problems += guidelines_problems(
         instructions=given.instructions.strip(),
-        scale=scale,
+        top=len(given.scale["grades"]) - 1,  # the form's scale, valid or not
         relevance_level=given.relevance_level,
         note=given.note.strip(),
     )
