@@ -106,7 +106,7 @@ class TaskGuidelinesAdmin(admin.ModelAdmin):
     list_display = ["task", "version", "created_at", "created_by", "note", "edit_page"]
     list_filter = ["task__campaign", "task__kind"]
     list_select_related = ["task__campaign", "created_by"]
-    fields = readonly_fields = [
+    fields = readonly_fields = (
         "task",
         "version",
         "created_at",
@@ -115,7 +115,7 @@ class TaskGuidelinesAdmin(admin.ModelAdmin):
         "instructions",
         "scale_json",
         "edit_page",
-    ]
+    )
 
     @admin.display(description="scale")
     def scale_json(self, obj: TaskGuidelines) -> str:

@@ -210,7 +210,7 @@ def guidelines_versions(*, task: RetrievalTask) -> list[GuidelinesVersionRow]:
     rows = list(
         TaskGuidelines.objects.filter(task=task).select_related("created_by").order_by("-version")
     )
-    counts = dict(
+    counts: dict[int | None, int] = dict(
         Judgment.objects.filter(assignment__topic__task=task)
         .values("guidelines_version_id")
         .annotate(n=Count("id"))

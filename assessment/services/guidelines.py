@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from assessment.guidelines import (
@@ -29,7 +29,7 @@ def guidelines_save(
     scale: Any,
     relevance_level: int,
     note: str = "",
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> TaskGuidelines | None:
     """Store the task's guidelines as a new version and its relevance level.
 
