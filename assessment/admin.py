@@ -1,6 +1,10 @@
 """Admin of the assessment app: organizers assign topics here until /organize/ does it all."""
 
+import json
+
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
 
 from assessment.models import (
     Adjudication,
@@ -8,6 +12,7 @@ from assessment.models import (
     GoldGrade,
     Judgment,
     JudgmentRevision,
+    TaskGuidelines,
     TrainingRound,
 )
 
@@ -97,3 +102,41 @@ class AdjudicationAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         obj.decided_by = request.user
         super().save_model(request, obj, form, change)
+
+
+@admin.register(TaskGuidelines)
+class TaskGuidelinesAdmin(admin.ModelAdmin):
+    """Read-only: a version is never edited, and a new one is validated and numbered by the
+    organizer's guidelines page (/organize/task/<id>/guidelines/)."""
+
+    list_display = ["task", "version", "created_at", "created_by", "note", "edit_page"]
+    list_filter = ["task__campaign", "task__kind"]
+    list_select_related = ["task__campaign", "created_by"]
+    fields = readonly_fields = (
+        "task",
+        "version",
+        "created_at",
+        "created_by",
+        "note",
+        "instructions",
+        "scale_json",
+        "edit_page",
+    )
+
+    @admin.display(description="scale")
+    def scale_json(self, obj: TaskGuidelines) -> str:
+        return json.dumps(obj.scale, indent=2, ensure_ascii=False)
+
+    @admin.display(description="edit")
+    def edit_page(self, obj: TaskGuidelines) -> str:
+        url = reverse("assessment:organize_guidelines", args=[obj.task_id])
+        return format_html('<a href="{}">guidelines page</a>', url)
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False

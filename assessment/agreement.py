@@ -1,7 +1,8 @@
 """Inter-assessor agreement: Cohen's kappa (plain and weighted), Krippendorff's alpha,
 percentage agreement and bootstrap confidence intervals. Pure Python, no Django.
 
-Input: a *rating* is a mapping ``hit id -> grade`` (0 N, 1 L, 2 M, 3 H) for one assessor.
+Input: a *rating* is a mapping ``hit id -> grade`` (0..G of the task's scale; ARQMath's
+0 N, 1 L, 2 M, 3 H by default) for one assessor.
 Flags ("system failure", "do not know") are not grades: callers leave those hits out, as
 ARQMath did when it computed kappa (DESIGN.md "Agreement"). Hit ids may be any hashable value.
 
@@ -21,8 +22,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Generic, Literal, TypeVar
 
-GRADES: tuple[int, ...] = (0, 1, 2, 3)
-RELEVANT_FROM = 2  # H+M binarization: grade >= 2 is relevant (ARQMath)
+GRADES: tuple[int, ...] = (0, 1, 2, 3)  # ARQMath's scale; a task passes its own 0..G
+RELEVANT_FROM = 2  # H+M binarization: grade >= 2 is relevant (ARQMath); a task sets its level
 
 FEWER_THAN_TWO = "fewer than 2 shared hits"
 NO_VARIATION = "no variation"
@@ -94,12 +95,14 @@ def kappa_of_pairs(
 
     kappa = 1 - sum(w * observed) / sum(w * expected), with w the disagreement weight; for
     unweighted kappa this is (p_o - p_e) / (1 - p_e). Weighted kappa measures distances on the
-    grade scale ``categories`` (0-3), not only between the grades that happen to occur.
+    grade scale ``categories`` (0..G), not only between the grades that happen to occur.
     """
     n = len(pairs)
     if n < 2:
         return Agreement(None, n, FEWER_THAN_TWO)
-    span = max(max(categories) - min(categories), 1)
+    # A grade outside the scale (given before the scale was narrowed) widens it.
+    seen = {*categories, *(a for a, _ in pairs), *(b for _, b in pairs)}
+    span = max(max(seen) - min(seen), 1)
     row = Counter(a for a, _ in pairs)
     col = Counter(b for _, b in pairs)
     observed = Counter(pairs)
@@ -110,15 +113,18 @@ def kappa_of_pairs(
     return Agreement(1.0 - disagreement / expected, n)
 
 
-def cohen_kappa(a: Rating[H], b: Rating[H], *, weights: Weights = None) -> Agreement:
-    """Cohen's kappa between two assessors over the hits both graded (4-way, 0-3)."""
-    return kappa_of_pairs(shared_pairs(a, b), weights=weights)
+def cohen_kappa(
+    a: Rating[H], b: Rating[H], *, weights: Weights = None, categories: Sequence[int] = GRADES
+) -> Agreement:
+    """Cohen's kappa between two assessors over the hits both graded ((G+1)-way over
+    ``categories``; ARQMath's 4-way over 0-3)."""
+    return kappa_of_pairs(shared_pairs(a, b), weights=weights, categories=categories)
 
 
 def cohen_kappa_binary(
     a: Rating[H], b: Rating[H], *, relevant_from: int = RELEVANT_FROM
 ) -> Agreement:
-    """Cohen's kappa after H+M binarization (grade >= 2 relevant), as ARQMath reports it."""
+    """Cohen's kappa after binarization at ``relevant_from`` (ARQMath's H+M: grade >= 2)."""
     return kappa_of_pairs(
         shared_pairs(
             binarize(a, relevant_from=relevant_from), binarize(b, relevant_from=relevant_from)
@@ -139,7 +145,7 @@ def _ordinal_distance(
     counts: Mapping[int, int], domain: Sequence[int]
 ) -> Callable[[int, int], float]:
     """Krippendorff's ordinal metric: (sum of n_g for g between c and k - (n_c + n_k)/2)^2."""
-    order = sorted(domain)
+    order = sorted({*domain, *counts})  # a grade outside the scale still has its place
     cumulative: dict[int, float] = {}
     running = 0
     for value in order:
@@ -286,10 +292,26 @@ class AssessorMean(Generic[A]):
     partners: int
 
 
-def pair_agreement(first: A, second: A, a: Rating[H], b: Rating[H]) -> PairAgreement[A]:
-    """All pairwise measures of two assessors at once."""
+def binary_pairs(
+    pairs: Sequence[tuple[int, int]], relevant_from: int = RELEVANT_FROM
+) -> list[tuple[int, int]]:
+    """Paired grades binarized at ``relevant_from`` (1: relevant)."""
+    return [(int(x >= relevant_from), int(y >= relevant_from)) for x, y in pairs]
+
+
+def pair_agreement(
+    first: A,
+    second: A,
+    a: Rating[H],
+    b: Rating[H],
+    *,
+    categories: Sequence[int] = GRADES,
+    relevant_from: int = RELEVANT_FROM,
+) -> PairAgreement[A]:
+    """All pairwise measures of two assessors at once, on the scale ``categories`` (0..G)
+    with grade >= ``relevant_from`` relevant for the binary kappa."""
     pairs = shared_pairs(a, b)
-    binary = [(int(x >= RELEVANT_FROM), int(y >= RELEVANT_FROM)) for x, y in pairs]
+    binary = binary_pairs(pairs, relevant_from)
     agreed = sum(x == y for x, y in pairs)
     percentage = (
         Agreement(agreed / len(pairs), len(pairs))
@@ -300,21 +322,35 @@ def pair_agreement(first: A, second: A, a: Rating[H], b: Rating[H]) -> PairAgree
         first=first,
         second=second,
         shared=len(pairs),
-        kappa=kappa_of_pairs(pairs),
+        kappa=kappa_of_pairs(pairs, categories=categories),
         kappa_binary=kappa_of_pairs(binary, categories=(0, 1)),
-        kappa_linear=kappa_of_pairs(pairs, weights="linear"),
-        kappa_quadratic=kappa_of_pairs(pairs, weights="quadratic"),
+        kappa_linear=kappa_of_pairs(pairs, weights="linear", categories=categories),
+        kappa_quadratic=kappa_of_pairs(pairs, weights="quadratic", categories=categories),
         percentage=percentage,
     )
 
 
-def pairwise_agreements(ratings: Mapping[A, Rating[H]]) -> list[PairAgreement[A]]:
+def pairwise_agreements(
+    ratings: Mapping[A, Rating[H]],
+    *,
+    categories: Sequence[int] = GRADES,
+    relevant_from: int = RELEVANT_FROM,
+) -> list[PairAgreement[A]]:
     """Every pair of assessors that shares at least one graded hit, in assessor order."""
     assessors = sorted(ratings, key=repr)
     result = []
     for first, second in combinations(assessors, 2):
         if ratings[first].keys() & ratings[second].keys():
-            result.append(pair_agreement(first, second, ratings[first], ratings[second]))
+            result.append(
+                pair_agreement(
+                    first,
+                    second,
+                    ratings[first],
+                    ratings[second],
+                    categories=categories,
+                    relevant_from=relevant_from,
+                )
+            )
     return result
 
 

@@ -34,6 +34,7 @@ JUDGMENT_COLUMNS = (
     "revision",
     "created_at",
     "updated_at",
+    "guidelines_version",  # 0: made under the built-in defaults
 )
 
 
@@ -73,15 +74,17 @@ def judgment_rows(task: RetrievalTask) -> Iterator[tuple[Any, ...]]:
             "revision",
             "created_at",
             "updated_at",
+            "guidelines_version__version",
         )
     )
-    for *head, seconds, revision, created_at, updated_at in rows.iterator(chunk_size=5000):
+    for *head, seconds, revision, created_at, updated_at, version in rows.iterator(chunk_size=5000):
         yield (
             *("" if v is None else v for v in head),
             round(seconds, 1),
             revision,
             created_at.isoformat(),
             updated_at.isoformat(),
+            version or 0,
         )
 
 

@@ -3,12 +3,53 @@
 from django.conf import settings
 from django.db import models
 
+from assessment.guidelines import MAX_TOP_GRADE
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolItem
 
 # Assessors' comments and organizers' adjudication notes: a few sentences, stored and shown
 # back, so bounded (issue 11 §9). Services check it and say so; forms and admin enforce it too.
 COMMENT_MAX_CHARS = 5000
+
+# The largest grade any scale may have (0..G with G <= 4): the database holds this bound, the
+# exact bound of a task's scale is checked by the services (assessment/guidelines.py).
+MAX_GRADE = MAX_TOP_GRADE
+
+
+class TaskGuidelines(models.Model):
+    """One version of a task's guidelines: instructions and grade scale (issue 12 §4).
+
+    Versions are never edited: a change is a new version, and the latest is the one in force.
+    A task with no version is judged under the built-in defaults of its kind
+    (assessment/guidelines_defaults.py). ``scale`` is validated JSON
+    (assessment.guidelines.scale_from_json): grades with value, label, keys and definition,
+    and the flags the task allows with label, keys and definition.
+    """
+
+    task = models.ForeignKey(
+        RetrievalTask, on_delete=models.CASCADE, related_name="guidelines_versions"
+    )
+    version = models.PositiveIntegerField()
+    instructions = models.TextField(blank=True, help_text="Markdown; math as $…$.")
+    scale = models.JSONField()
+    note = models.CharField(max_length=200, blank=True, help_text="What changed, in a line.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "task guidelines version"
+        ordering = ["task", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "version"], name="guidelines_version_unique"),
+            models.CheckConstraint(
+                condition=models.Q(version__gte=1), name="guidelines_version_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} guidelines v{self.version}"
 
 
 class TrainingRound(models.Model):
@@ -49,7 +90,9 @@ class GoldGrade(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["training_round", "hit"], name="gold_unique"),
-            models.CheckConstraint(condition=models.Q(grade__lte=3), name="gold_grade_range"),
+            models.CheckConstraint(
+                condition=models.Q(grade__lte=MAX_GRADE), name="gold_grade_range"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -167,7 +210,7 @@ class Judgment(models.Model):
     assessor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
     )
-    grade = models.PositiveSmallIntegerField(null=True, blank=True)  # 3 H, 2 M, 1 L, 0 N
+    grade = models.PositiveSmallIntegerField(null=True, blank=True)  # 0..G of the task's scale
     flag = models.CharField(max_length=20, choices=Flag.choices, blank=True, default="")
     comment = models.TextField(blank=True, max_length=COMMENT_MAX_CHARS)
     active_seconds = models.FloatField(default=0.0)
@@ -175,6 +218,15 @@ class Judgment(models.Model):
     # The token of the last request that wrote this judgment: a retried request (same token)
     # is answered with the stored judgment and adds no active time twice.
     client_token = models.CharField(max_length=64, blank=True)
+    # The guidelines in force when the value it holds was given; empty: the built-in defaults
+    # (every judgment made before its task had a saved version).
+    guidelines_version = models.ForeignKey(
+        TaskGuidelines,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="judgments",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -182,7 +234,7 @@ class Judgment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["assignment", "hit"], name="judgment_unique"),
             models.CheckConstraint(
-                condition=(models.Q(grade__isnull=False, grade__lte=3) & models.Q(flag=""))
+                condition=(models.Q(grade__isnull=False, grade__lte=MAX_GRADE) & models.Q(flag=""))
                 | (models.Q(grade__isnull=True) & ~models.Q(flag="") & ~models.Q(comment="")),
                 name="judgment_grade_xor_flag_with_comment",
             ),
@@ -231,7 +283,7 @@ class Adjudication(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(grade__lte=3), name="adjudication_grade_range"
+                condition=models.Q(grade__lte=MAX_GRADE), name="adjudication_grade_range"
             )
         ]
 

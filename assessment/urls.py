@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from assessment.views import judging, organize, training
+from assessment.views import judging, organize, organize_guidelines, training
 
 app_name = "assessment"
 
@@ -17,6 +17,11 @@ organize_urls = [
     ),
     path("organize/task/<int:task_id>/training/", organize.training, name="organize_training"),
     path("organize/task/<int:task_id>/agreement/", organize.agreement, name="organize_agreement"),
+    path(
+        "organize/task/<int:task_id>/guidelines/",
+        organize_guidelines.guidelines_page,
+        name="organize_guidelines",
+    ),
     path(
         "organize/task/<int:task_id>/adjudication/",
         organize.adjudication,

@@ -45,6 +45,9 @@ class RetrievalTaskAdmin(admin.ModelAdmin):
     list_filter = ("kind", "campaign")
     list_select_related = ("campaign",)
     raw_id_fields = ("answer_task",)
+    # Checked against the task's grade scale, so it is set with the scale on
+    # /organize/task/<id>/guidelines/.
+    readonly_fields = ("relevance_level",)
 
 
 class TopicFormulaInline(admin.TabularInline):

@@ -4,6 +4,7 @@ The collection (threads, posts, comments, formula instances) is shared by every 
 of a deployment, as ARQMath's Math Stack Exchange collection was; ids are the collection's own.
 """
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 
@@ -60,6 +61,12 @@ class RetrievalTask(models.Model):
         max_length=10, choices=FormulaPolicy.choices, default=FormulaPolicy.VOTE
     )
     pool_seed = models.IntegerField(default=0)
+    relevance_level = models.PositiveSmallIntegerField(
+        default=2,
+        validators=[MinValueValidator(1), MaxValueValidator(4)],
+        help_text="Grade ≥ this is relevant for binary measures (MAP', P'@10), binary kappa "
+        "and the minimum-relevant rule (ARQMath: 2, High+Medium). At most the task's top grade.",
+    )
     answer_task = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
@@ -73,7 +80,11 @@ class RetrievalTask(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["campaign", "kind"], name="task_kind_unique_per_campaign"
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(relevance_level__gte=1, relevance_level__lte=4),
+                name="task_relevance_level_range",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -4,11 +4,12 @@ The protocol is the organizers' (DESIGN.md "Evaluation", ../shared/data/arqmath/
 
 - Task 1: keep the first row of each repeated (topic, doc) in file order; drop topics not in the
   qrels and unjudged docs ("prime"); nDCG' = trec_eval ``ndcg`` (gain = grade, full depth),
-  MAP' = ``map`` and P'@10 = ``P_10`` at relevance level 2 (H+M binarization).
+  MAP' = ``map`` and P'@10 = ``P_10`` at relevance level 2 (H+M binarization; a task may set
+  another level for its own scale, issue 12 §4).
 - Task 2: per topic formula id -> score (a repeated formula id keeps its LAST score); map to
   visual ids; stable sort by score; keep the first formula of each visual id; then as Task 1.
 - Task 3: AR = mean grade of the rank-1 answer, P@1 = share of topics whose rank-1 answer has
-  grade >= 2 (flags are grade 0).
+  grade >= 2 (the relevance level; flags are grade 0).
 - The mean is over every qrels topic, a topic missing from the run scoring 0 (the published
   convention), or over the run's own qrels topics (``average="run"``).
 
@@ -33,7 +34,8 @@ RunRow = tuple[str, str, float]  # (topic, doc, score) in file order
 
 MEASURES = ("ndcg_prime", "map_prime", "p10_prime")
 OPENQA_MEASURES = ("ar", "p1")
-RELEVANT_GRADE = 2
+RELEVANT_GRADE = 2  # ARQMath's relevance level (H+M); evaluators take a task's own
+MAX_GRADE = 4  # the largest grade of any scale; larger qrels values are flag codes
 TOP = 10
 
 
@@ -134,8 +136,9 @@ def judged_fraction_at_10(scores: Scores, grades: Grades) -> dict[str, float]:
 class PrimeEvaluator:
     """nDCG', MAP', P'@10 for runs against one qrels; build once, evaluate many runs."""
 
-    def __init__(self, grades: Grades) -> None:
+    def __init__(self, grades: Grades, *, relevance_level: int = RELEVANT_GRADE) -> None:
         self.grades = {t: dict(docs) for t, docs in grades.items()}
+        self.relevance_level = relevance_level
         self.topics = sorted(self.grades)
         # trec_eval cannot take a topic without judgments; such a topic scores 0.
         usable = {t: d for t, d in self.grades.items() if d}
@@ -143,7 +146,7 @@ class PrimeEvaluator:
         # ignores the relevance level, which only binarizes map and P_10 (a unit test holds
         # this), so `trec_eval -m ndcg` and `trec_eval -l2 -m map -m P_10` are both answered.
         self._evaluator = pytrec_eval.RelevanceEvaluator(
-            usable, {"ndcg", "map", "P_10"}, relevance_level=RELEVANT_GRADE
+            usable, {"ndcg", "map", "P_10"}, relevance_level=relevance_level
         )
 
     def evaluate(self, name: str, scores: Scores, *, average: Average = "all") -> RunScores:
@@ -204,14 +207,26 @@ def evaluate_formula_run(
 
 
 def evaluate_openqa_run(
-    name: str, rows: Iterable[RunRow], grades: Grades, *, average: Average = "all"
+    name: str,
+    rows: Iterable[RunRow],
+    grades: Grades,
+    *,
+    average: Average = "all",
+    relevance_level: int = RELEVANT_GRADE,
 ) -> RunScores:
     """Task 3: AR and P@1 of each topic's rank-1 answer (unjudged and flags count as 0)."""
-    return evaluate_openqa_scores(name, dedup_first(rows), grades, average=average)
+    return evaluate_openqa_scores(
+        name, dedup_first(rows), grades, average=average, relevance_level=relevance_level
+    )
 
 
 def evaluate_openqa_scores(
-    name: str, scores: Scores, grades: Grades, *, average: Average = "all"
+    name: str,
+    scores: Scores,
+    grades: Grades,
+    *,
+    average: Average = "all",
+    relevance_level: int = RELEVANT_GRADE,
 ) -> RunScores:
     """``evaluate_openqa_run`` on deduplicated scores."""
     per_topic: dict[str, dict[str, float]] = {}
@@ -221,10 +236,10 @@ def evaluate_openqa_scores(
             continue
         first = trec_order(docs)[0]
         grade = judged.get(first)
-        value = float(grade) if grade is not None and grade <= 3 else 0.0
+        value = float(grade) if grade is not None and grade <= MAX_GRADE else 0.0
         per_topic[topic] = {
             "ar": value,
-            "p1": 1.0 if value >= RELEVANT_GRADE else 0.0,
+            "p1": 1.0 if value >= relevance_level else 0.0,
             "judged_at_10": 1.0 if grade is not None else 0.0,
         }
     run_topics = list(per_topic)

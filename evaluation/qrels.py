@@ -2,8 +2,8 @@
 
 A qrels file has four tab-separated columns ``topic 0 id grade`` (TREC's format, as the
 ARQMath organizers publish it), read and written by ``collection.formats.qrels``. Grades are
-0-3 (N, L, M, H); ARQMath-3's Task 3 file also uses 5 for "system failure" and 6 for "do not
-know".
+0-3 (N, L, M, H) in ARQMath, 0..G (G <= 4) for a task with its own scale; ARQMath-3's Task 3
+file also uses 5 for "system failure" and 6 for "do not know".
 
 Rules (DESIGN.md, "Qrels"):
 - Task 1 rows are answer post ids; Task 2 rows are visual ids with the max grade over the
@@ -14,7 +14,8 @@ Rules (DESIGN.md, "Qrels"):
   leaving ``dual`` out ignores dual assessments). "Official" and "dual" are the judgments of
   the current assignment's line of moves; the caller selects them (docs/agreement.md,
   "Moving a topic").
-- Optional filter: drop topics with fewer than ``min_relevant`` H+M-relevant items.
+- Optional filter: drop topics with fewer than ``min_relevant`` relevant items, relevant
+  meaning grade >= the task's relevance level (ARQMath: 2, H+M).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from collection.formats.qrels import qrels_read_path as qrels_read_path
 TaskKind = Literal["answer", "formula", "openqa"]
 
 FLAG_GRADES = {"system_failure": GRADE_SYSTEM_FAILURE, "dont_know": GRADE_DONT_KNOW}
-RELEVANT_GRADE = 2  # H+M binarization
+RELEVANT_GRADE = 2  # H+M binarization (ARQMath); a task may set its own relevance level
+MAX_GRADE = 4  # grades of any task's scale are 0..4; 5 and 6 are the flag codes
 
 JudgmentSource = Literal["adjudicated", "official", "dual"]
 DEFAULT_PRECEDENCE: tuple[JudgmentSource, ...] = ("adjudicated", "official", "dual")
@@ -71,7 +73,7 @@ def qrels_grades(entries: Iterable[QrelsEntry], *, kind: TaskKind) -> dict[str, 
     grades: dict[str, dict[str, int]] = {}
     for entry in entries:
         grade = entry.grade
-        if grade > 3:
+        if grade > MAX_GRADE:
             if kind != "openqa":
                 continue
             grade = 0
@@ -104,9 +106,16 @@ class JudgmentRecord:
 class QrelsPolicy:
     precedence: tuple[JudgmentSource, ...] = DEFAULT_PRECEDENCE
     min_relevant: int | None = None
+    relevant_from: int = RELEVANT_GRADE  # the task's relevance level, for min_relevant
 
     def as_dict(self) -> dict[str, object]:
-        return {"precedence": list(self.precedence), "min_relevant": self.min_relevant}
+        found: dict[str, object] = {
+            "precedence": list(self.precedence),
+            "min_relevant": self.min_relevant,
+        }
+        if self.relevant_from != RELEVANT_GRADE:  # ARQMath's level goes unsaid, as before
+            found["relevant_from"] = self.relevant_from
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,26 +180,34 @@ def qrels_from_judgments(
     entries = qrels_sorted(QrelsEntry(t, i, g) for (t, i), g in item_grades.items())
     dropped: list[DroppedTopic] = []
     if policy.min_relevant is not None:
-        entries, dropped = drop_sparse_topics(entries, judged_topics, policy.min_relevant)
+        entries, dropped = drop_sparse_topics(
+            entries, judged_topics, policy.min_relevant, relevant_from=policy.relevant_from
+        )
         kept = {e.topic for e in entries}
         instances = [e for e in instances if e.topic in kept]
     return QrelsBuild(entries, qrels_sorted(instances), dropped, flagged)
 
 
 def drop_sparse_topics(
-    entries: list[QrelsEntry], judged_topics: Iterable[str], min_relevant: int
+    entries: list[QrelsEntry],
+    judged_topics: Iterable[str],
+    min_relevant: int,
+    *,
+    relevant_from: int = RELEVANT_GRADE,
 ) -> tuple[list[QrelsEntry], list[DroppedTopic]]:
-    """Drop topics with fewer than ``min_relevant`` H+M items (ARQMath kept topics with >= 2)."""
+    """Drop topics with fewer than ``min_relevant`` items of grade >= ``relevant_from``
+    (ARQMath kept topics with >= 2 H+M items)."""
     relevant: dict[str, int] = dict.fromkeys(judged_topics, 0)
     for entry in entries:
         relevant.setdefault(entry.topic, 0)
-        if RELEVANT_GRADE <= entry.grade <= 3:
+        if relevant_from <= entry.grade <= MAX_GRADE:
             relevant[entry.topic] += 1
+    kind = "H+M-relevant" if relevant_from == RELEVANT_GRADE else f"relevant (≥ {relevant_from})"
     dropped = [
         DroppedTopic(
             topic,
             count,
-            f"{count} H+M-relevant item{'s' if count != 1 else ''}, fewer than {min_relevant}",
+            f"{count} {kind} item{'s' if count != 1 else ''}, fewer than {min_relevant}",
         )
         for topic, count in sorted(relevant.items(), key=lambda tc: natural_key(tc[0]))
         if count < min_relevant

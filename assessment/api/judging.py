@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
+from assessment.models import COMMENT_MAX_CHARS, MAX_GRADE, Assignment, Judgment
 from assessment.selectors.judging import item_previous_hit_ids, item_state
 from assessment.selectors.progress import assignment_for, item_statuses, next_unjudged_item_id
 from assessment.services.judging import (
@@ -35,7 +35,10 @@ from pooling.models import PoolItem
 
 class VerdictIn(serializers.Serializer):
     hit = serializers.IntegerField(min_value=1)
-    grade = serializers.IntegerField(min_value=0, max_value=3, allow_null=True, required=False)
+    # The task's exact scale is the service's check (a clear message per hit).
+    grade = serializers.IntegerField(
+        min_value=0, max_value=MAX_GRADE, allow_null=True, required=False
+    )
     flag = serializers.ChoiceField(
         choices=[v for v in Judgment.Flag.values if v], allow_blank=True, required=False
     )

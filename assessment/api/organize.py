@@ -50,6 +50,11 @@ def _agreement(value: Agreement) -> dict[str, Any]:
 
 def _table(table: AgreementTable) -> dict[str, Any]:
     return {
+        # The task's scale: kappa is over these grades, binary kappa counts grade >= level.
+        "scale": {
+            "grades": list(table.scale.categories),
+            "relevant_from": table.scale.relevant_from,
+        },
         "pairs": [
             {
                 "assessors": [first, second],

@@ -18,11 +18,14 @@ from django.contrib.auth.models import User
 from django.db.models import Count, F, Max, Min, OuterRef, Q, Subquery
 
 from assessment.agreement import (
+    GRADES,
+    RELEVANT_FROM,
     Agreement,
     AssessorMean,
     ConfidenceInterval,
     PairAgreement,
     assessor_means,
+    binary_pairs,
     bootstrap_ci,
     coincidences,
     kappa_of_pairs,
@@ -31,6 +34,7 @@ from assessment.agreement import (
     shared_pairs,
 )
 from assessment.models import Adjudication, Assignment, GoldGrade, Judgment, TrainingRound
+from assessment.selectors.guidelines import guidelines_current
 from collection.models import Post, RetrievalTask
 
 __all__ = [
@@ -47,6 +51,24 @@ __all__ = [
 ]
 
 Ratings = dict[int, dict[int, int]]  # assessor id -> hit id -> grade
+
+
+@dataclass(frozen=True)
+class ScalePoints:
+    """What agreement needs of a task's scale (issue 12 §4): its grades 0..G, for the
+    (G+1)-way and weighted kappas and alpha, and the relevance level binary kappa uses."""
+
+    categories: tuple[int, ...] = GRADES
+    relevant_from: int = RELEVANT_FROM
+
+    @property
+    def ways(self) -> int:
+        return len(self.categories)
+
+
+def _scale_points(task: RetrievalTask) -> ScalePoints:
+    current = guidelines_current(task=task)
+    return ScalePoints(current.scale.values, current.relevance_level)
 
 
 @dataclass(frozen=True)
@@ -75,6 +97,7 @@ class AgreementTable:
     )
     # (topic number, pair) for every pair of assessors within each topic (task tables only).
     per_topic: list[tuple[str, PairAgreement[int]]] = field(default_factory=list)
+    scale: ScalePoints = field(default_factory=ScalePoints)
 
     def name(self, assessor: int) -> str:
         return self.names.get(assessor, f"#{assessor}")
@@ -111,15 +134,20 @@ def _names(ids: Iterable[int]) -> dict[int, str]:
 
 
 def _intervals(
-    pairs: list[PairAgreement[int]], ratings: Ratings, seed: int
+    pairs: list[PairAgreement[int]], ratings: Ratings, seed: int, scale: ScalePoints
 ) -> dict[tuple[int, int], tuple[ConfidenceInterval, ConfidenceInterval]]:
-    """Bootstrap 95% intervals of each pair's 4-way and binary kappa (seeded per pair)."""
+    """Bootstrap 95% intervals of each pair's (G+1)-way and binary kappa (seeded per pair)."""
     result = {}
     for pair in pairs:
         shared = shared_pairs(ratings[pair.first], ratings[pair.second])
-        binary = [(int(a >= 2), int(b >= 2)) for a, b in shared]
+        binary = binary_pairs(shared, scale.relevant_from)
         rng = random.Random(f"{seed}:{pair.first}:{pair.second}")  # noqa: S311 (reproducible CI)
-        four = bootstrap_ci(shared, kappa_of_pairs, rng=rng, resamples=500)
+        four = bootstrap_ci(
+            shared,
+            lambda p: kappa_of_pairs(p, categories=scale.categories),
+            rng=rng,
+            resamples=500,
+        )
         two = bootstrap_ci(
             binary, lambda p: kappa_of_pairs(p, categories=(0, 1)), rng=rng, resamples=500
         )
@@ -128,17 +156,26 @@ def _intervals(
 
 
 def _table(
-    ratings: Ratings, *, with_ci: bool = False, seed: int = 0, names: dict[int, str] | None = None
+    ratings: Ratings,
+    *,
+    scale: ScalePoints,
+    with_ci: bool = False,
+    seed: int = 0,
+    names: dict[int, str] | None = None,
 ) -> AgreementTable:
-    pairs = pairwise_agreements(ratings)
+    pairs = pairwise_agreements(
+        ratings, categories=scale.categories, relevant_from=scale.relevant_from
+    )
     matrix = coincidences(ratings)
+    domain = scale.categories
     return AgreementTable(
         pairs=pairs,
         means=assessor_means(pairs),
-        alpha_ordinal=krippendorff_alpha(ratings, level="ordinal", matrix=matrix),
-        alpha_nominal=krippendorff_alpha(ratings, level="nominal", matrix=matrix),
+        alpha_ordinal=krippendorff_alpha(ratings, level="ordinal", matrix=matrix, domain=domain),
+        alpha_nominal=krippendorff_alpha(ratings, level="nominal", matrix=matrix, domain=domain),
         names=names if names is not None else _names(ratings),
-        intervals=_intervals(pairs, ratings, seed) if with_ci else {},
+        intervals=_intervals(pairs, ratings, seed, scale) if with_ci else {},
+        scale=scale,
     )
 
 
@@ -189,25 +226,31 @@ def task_agreement(*, task: RetrievalTask, with_ci: bool = False) -> AgreementTa
     for assessor_id, hit_id, grade, assignment_id in rows:
         ratings[assessor_id][hit_id] = grade  # type: ignore[assignment]
         by_topic[assignments[assignment_id]][assessor_id][hit_id] = grade  # type: ignore[assignment]
-    table = _table(ratings, with_ci=with_ci, seed=task.pool_seed)
+    scale = _scale_points(task)
+    table = _table(ratings, scale=scale, with_ci=with_ci, seed=task.pool_seed)
     for topic in sorted(by_topic, key=_topic_sort_key):
-        table.per_topic.extend((topic, pair) for pair in pairwise_agreements(by_topic[topic]))
+        table.per_topic.extend(
+            (topic, pair)
+            for pair in pairwise_agreements(
+                by_topic[topic], categories=scale.categories, relevant_from=scale.relevant_from
+            )
+        )
     return table
 
 
 def _gold_agreement(
-    ratings: Ratings, gold: dict[int, int], expert: int | None
+    ratings: Ratings, gold: dict[int, int], expert: int | None, scale: ScalePoints
 ) -> list[GoldAgreement]:
     result = []
     for assessor, rating in sorted(ratings.items()):
         if assessor == expert:
             continue
         pairs = shared_pairs(rating, gold)
-        binary = [(int(a >= 2), int(b >= 2)) for a, b in pairs]
+        binary = binary_pairs(pairs, scale.relevant_from)
         result.append(
             GoldAgreement(
                 assessor=assessor,
-                kappa=kappa_of_pairs(pairs),
+                kappa=kappa_of_pairs(pairs, categories=scale.categories),
                 kappa_binary=kappa_of_pairs(binary, categories=(0, 1)),
                 percentage=sum(a == b for a, b in pairs) / len(pairs) if pairs else None,
                 shared=len(pairs),
@@ -217,7 +260,7 @@ def _gold_agreement(
 
 
 def training_rounds_agreement(*, task: RetrievalTask) -> list[tuple[TrainingRound, AgreementTable]]:
-    """Every training round of the task (with ``n_items``) and its table; four queries."""
+    """Every training round of the task (with ``n_items``) and its table; five queries."""
     rounds = list(
         task.training_rounds.select_related("expert")
         .annotate(n_items=Count("items"))
@@ -238,14 +281,17 @@ def training_rounds_agreement(*, task: RetrievalTask) -> list[tuple[TrainingRoun
     for round_id, hit_id, grade in gold_rows:
         gold[round_id][hit_id] = grade
     names = _names(people)
+    scale = _scale_points(task)
     result: list[tuple[TrainingRound, AgreementTable]] = []
     for training_round in rounds:
         ratings = per_round.get(training_round.pk, {})
         # The expert's own grades are the gold, not a colleague's: keep them out of the means.
         colleagues = {a: r for a, r in ratings.items() if a != training_round.expert_id}
-        table = _table(colleagues, names=names)
+        table = _table(colleagues, scale=scale, names=names)
         table.gold.extend(
-            _gold_agreement(ratings, gold.get(training_round.pk, {}), training_round.expert_id)
+            _gold_agreement(
+                ratings, gold.get(training_round.pk, {}), training_round.expert_id, scale
+            )
         )
         result.append((training_round, table))
     return result

@@ -1,7 +1,8 @@
 """What the organizer's dashboard shows, in a fixed number of grouped queries (issue 6 §6).
 
 Progress per topic and per assessor, time per judgment, the relevance distribution, topics at
-risk (fewer than 2 H+M items so far: ARQMath dropped such topics) and assessors to look at
+risk (fewer than 2 relevant items so far, relevant meaning grade >= the task's relevance level:
+ARQMath dropped topics with fewer than 2 H+M items) and assessors to look at
 (a median under 5 s per judgment, or a flag rate far above the others').
 """
 
@@ -18,7 +19,9 @@ from django.db import connection
 from django.db.models import Aggregate, Case, Count, FloatField, IntegerField, Max, Sum, When
 from django.db.models.functions import TruncHour
 
+from assessment.guidelines import GradeScale
 from assessment.models import Assignment, Judgment
+from assessment.selectors.guidelines import guidelines_current
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolBuild, PoolItem, Run
 
@@ -45,6 +48,15 @@ class Median(Aggregate):
     output_field = FloatField()
 
 
+def grade_css(value: int, top: int, relevant_from: int) -> str:
+    """The dashboard's colour class of a grade (g3 H, g2 M, g1 L, g0 N in ARQMath's scale)."""
+    if value <= 0:
+        return "g0"
+    if value >= top:
+        return "g3"
+    return "g2" if value >= relevant_from else "g1"
+
+
 @dataclass
 class TopicProgress:
     topic_id: int
@@ -55,19 +67,31 @@ class TopicProgress:
     assessor: str | None = None
     dual_assessor: str | None = None
     last_activity: datetime | None = None
-    grades: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # N, L, M, H counts
+    # Judgments per grade 0..G (N, L, M, H for ARQMath's scale); longer when a judgment's
+    # grade lies above the scale's top (the scale was narrowed after it was made).
+    grades: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     flags: int = 0
+    relevant_from: int = 2  # the task's relevance level
+    top: int = 3  # the task's top grade
 
     @property
     def relevant(self) -> int:
-        """H+M-relevant judgments so far."""
-        return self.grades[2] + self.grades[3]
+        """Judgments so far of grade >= the task's relevance level (ARQMath: H+M)."""
+        return sum(self.grades[self.relevant_from :])
 
     @property
     def at_risk(self) -> bool:
         """ARQMath dropped topics with fewer than 2 H+M-relevant items; a topic nobody has
         started on is not at risk yet, only waiting."""
         return self.judged > 0 and self.relevant < 2
+
+    @property
+    def distribution(self) -> list[tuple[int, int, str]]:
+        """(grade, judgments, colour class) from the top grade down."""
+        return [
+            (value, self.grades[value], grade_css(value, self.top, self.relevant_from))
+            for value in range(self.top, -1, -1)
+        ]
 
     @property
     def percent(self) -> float:
@@ -107,10 +131,26 @@ class TaskDashboard:
     assessors: list[AssessorProgress]
     progress: list[tuple[str, int]]  # cumulative judgments per hour or per day
     histogram: list[tuple[str, int]]
+    scale: GradeScale | None = None  # the task's grade scale (issue 12 §4)
+    relevance_level: int = 2
 
     @property
     def at_risk(self) -> list[TopicProgress]:
         return [t for t in self.topics if t.at_risk]
+
+    @property
+    def legend(self) -> list[tuple[str, str, str]]:
+        """(abbreviation, label, colour class) of each grade, top first."""
+        if self.scale is None:
+            return []
+        return [
+            (
+                self.scale.abbreviation(g.value),
+                g.label,
+                grade_css(g.value, self.scale.top, self.relevance_level),
+            )
+            for g in self.scale.grades
+        ]
 
     @property
     def to_look_at(self) -> list[AssessorProgress]:
@@ -134,9 +174,13 @@ class _Assignment:
     line: int  # the line of moves it belongs to (its first assignment's id)
 
 
-def _topics(task: RetrievalTask) -> dict[int, TopicProgress]:
+def _topics(task: RetrievalTask, top: int) -> dict[int, TopicProgress]:
     rows = Topic.objects.filter(task=task).order_by("id").values_list("pk", "number", "title")
-    topics = {pk: TopicProgress(pk, number, title) for pk, number, title in rows}
+    level = task.relevance_level
+    topics = {
+        pk: TopicProgress(pk, number, title, grades=[0] * (top + 1), relevant_from=level, top=top)
+        for pk, number, title in rows
+    }
     hits = (
         Hit.objects.filter(item__topic_id__in=list(topics))
         .values("item__topic_id")
@@ -208,6 +252,7 @@ def _apply_judgments(
             if grade is None:
                 topic.flags += n
             else:
+                topic.grades.extend([0] * (grade + 1 - len(topic.grades)))
                 topic.grades[grade] += n
             topic.last_activity = _latest(topic.last_activity, last)
         if current is not None:
@@ -296,7 +341,7 @@ def _cumulative(per_hour: dict[datetime, int]) -> list[tuple[str, int]]:
 
 
 def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
-    """Everything the task page of the dashboard shows: nine queries at any size, three of
+    """Everything the task page of the dashboard shows: ten queries at any size, three of
     them scans of the task's judgments by assignment id (no joins)."""
     runs = dict(
         Run.objects.filter(task=task, status=Run.Status.ACCEPTED)
@@ -304,7 +349,8 @@ def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
         .annotate(n=Count("id"))
         .values_list("role", "n")
     )
-    topics = _topics(task)
+    scale = guidelines_current(task=task).scale
+    topics = _topics(task, scale.top)
     assignments, people = _assignments(task, topics)
     _apply_judgments(assignments, topics, people)
     ids = list(assignments)
@@ -331,4 +377,6 @@ def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
         assessors=sorted(people.values(), key=lambda p: p.name),
         progress=progress,
         histogram=histogram,
+        scale=scale,
+        relevance_level=task.relevance_level,
     )

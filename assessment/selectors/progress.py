@@ -163,10 +163,6 @@ class ItemStatus:
     previous: int = 0  # hits judged by a previous assessor (grades never shown)
 
     @property
-    def grade_letter(self) -> str:
-        return "NLMH"[self.best_grade] if self.best_grade is not None else ""
-
-    @property
     def state(self) -> str:
         if self.hits and self.judged >= self.hits:
             if self.previous >= self.hits:

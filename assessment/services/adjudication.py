@@ -6,6 +6,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from assessment.models import COMMENT_MAX_CHARS, Adjudication
+from assessment.selectors.guidelines import guidelines_current
+from collection.models import RetrievalTask
 from pooling.models import Hit
 
 __all__ = ["AdjudicationError", "adjudication_decide"]
@@ -20,8 +22,10 @@ def adjudication_decide(*, hit: Hit, grade: int, note: str = "", decided_by: Use
     """Record (or change) the final grade of a hit; qrels then prefer it to any judgment
     (DESIGN.md "Qrels": adjudicated > official > dual).
     """
-    if not 0 <= grade <= 3:
-        raise AdjudicationError("a final grade is 0, 1, 2 or 3")
+    task = RetrievalTask.objects.get(topics__pool_items__hits=hit)
+    scale = guidelines_current(task=task).scale
+    if scale.grade(grade) is None:
+        raise AdjudicationError(f"a final grade is {scale.values_text()}")
     if len(note) > COMMENT_MAX_CHARS:
         raise AdjudicationError(
             f"the note has {len(note):,} characters (at most {COMMENT_MAX_CHARS:,})"

@@ -1,9 +1,9 @@
 """Saving an assessor's judgments: scoped, idempotent, every change kept.
 
-DESIGN.md "Judging" and issue 5 §4: a judgment is (assignment, hit) unique, holds a grade 0-3
-or a flag (system failure, do not know) with a required comment, accumulates the active
-seconds spent on it, and each change of value is kept as a JudgmentRevision. A double click or
-a retried request stores one judgment and one revision.
+DESIGN.md "Judging" and issue 5 §4: a judgment is (assignment, hit) unique, holds a grade of its
+task's scale (0-3 by default) or a flag (system failure, do not know) with a required comment,
+accumulates the active seconds spent on it, and each change of value is kept as a
+JudgmentRevision. A double click or a retried request stores one judgment and one revision.
 
 A submit takes the topic's pool lock before anything else (the lock order of
 pooling/locks.py), so it waits for a pool rebuild of that topic instead of failing with it.
@@ -20,7 +20,9 @@ from django.db import transaction
 from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, When
 from django.utils import timezone
 
+from assessment.guidelines import GradeScale
 from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment, JudgmentRevision
+from assessment.selectors.guidelines import guidelines_for_assignment
 from assessment.selectors.handover import previous_judgments
 from pooling.locks import topic_pools_lock
 from pooling.models import Hit, PoolItem
@@ -69,17 +71,17 @@ class HitVerdict:
     flag: str = ""
     comment: str = ""
 
-    def problem(self) -> str | None:
-        """Why these values cannot be stored, or None (the DB check constraint's rule)."""
+    def problem(self, scale: GradeScale) -> str | None:
+        """Why these values cannot be stored under the task's ``scale``, or None (the DB
+        check constraint's rule, with the scale's exact grades and flags)."""
         if self.flag and self.flag not in FLAGS:
             return f"unknown flag {self.flag!r}"
         if (self.grade is None) == (not self.flag):
-            return "choose one of High, Medium, Low, Not relevant, System failure, Do not know"
-        if self.grade is not None and not 0 <= self.grade <= 3:
-            return "a grade is 0, 1, 2 or 3"
+            return f"choose one of {scale.choices_text()}"
+        if (wrong := scale.verdict_problem(self.grade, self.flag)) is not None:
+            return wrong
         if self.flag and not self.comment.strip():
-            label = Judgment.Flag(self.flag).label
-            return f"{label} needs a comment saying why"
+            return f"{scale.label(None, self.flag)} needs a comment saying why"
         if len(self.comment) > COMMENT_MAX_CHARS:
             length = len(self.comment)
             return f"the comment has {length:,} characters (at most {COMMENT_MAX_CHARS:,})"
@@ -180,6 +182,7 @@ def _apply(
     assessor: AbstractBaseUser,
     seconds_each: float,
     client_token: str,
+    guidelines_version_id: int | None = None,
 ) -> list[Judgment]:
     """Insert new judgments, update changed ones, keep a revision of every change."""
     existing = {
@@ -229,9 +232,13 @@ def _apply(
             judgment.client_token = client_token
             changed.append(judgment)
         result.append(judgment)
+    # Issue 12 §4: a new or changed value was given under the guidelines in force now.
+    for judgment in (*created, *changed):
+        judgment.guidelines_version_id = guidelines_version_id
     if created:
         Judgment.objects.bulk_create(created)
     fields = ["grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token"]
+    fields.append("guidelines_version")
     if changed or touched:
         # updated_at is auto_now, which bulk_update does not apply.
         now = timezone.now()
@@ -263,7 +270,9 @@ def _submit(
 ) -> list[Judgment]:
     if not verdicts:
         raise JudgmentInvalid({0: "nothing to submit: grade at least one hit"})
-    problems = {v.hit_id: text for v in verdicts if (text := v.problem()) is not None}
+    # Issue 12 §4: the task's own scale bounds grades and flags; judgments record its version.
+    scale, guidelines_version_id = guidelines_for_assignment(assignment_id=assignment_id)
+    problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
     hit_ids = [v.hit_id for v in verdicts]
     if len(set(hit_ids)) != len(hit_ids):
         problems[0] = "a hit is submitted twice"
@@ -280,6 +289,7 @@ def _submit(
             assessor=assessor,
             seconds_each=seconds / len(verdicts),
             client_token=client_token[:64],
+            guidelines_version_id=guidelines_version_id,
         )
 
 

@@ -29,7 +29,8 @@ __all__ = [
     "training_round_submit",
 ]
 
-Qrels = Mapping[tuple[str, str], int]  # (topic number, item key) -> grade 0-3
+Qrels = Mapping[tuple[str, str], int]  # (topic number, item key) -> grade 0..G
+FLAG_CODES = frozenset({5, 6})  # Task 3 qrels: system failure, do not know
 
 
 class TrainingError(Exception):
@@ -40,13 +41,15 @@ class TrainingError(Exception):
         super().__init__("; ".join(self.problems))
 
 
-def gold_qrels_parse(text: str) -> dict[tuple[str, str], int]:
-    """Read a gold qrels file (``topic 0 id grade``) into gold grades.
+def gold_qrels_parse(text: str, *, top: int = 3) -> dict[tuple[str, str], int]:
+    """Read a gold qrels file (``topic 0 id grade``) into gold grades of a 0..``top`` scale
+    (the task's; ARQMath's 0-3 by default).
 
     The file is read by the one qrels reader (``collection.formats.qrels``), so a gold file
     and an evaluation qrels refuse the same lines: a malformed line, a grade that is not an
-    integer in 0-6, a repeated (topic, id), each reported with its line number. Grades above 3
-    (Task 3's 5 = system failure, 6 = do not know) are valid qrels but not gold grades: skipped.
+    integer in 0-6, a repeated (topic, id), each reported with its line number. Task 3's flag
+    codes (5 = system failure, 6 = do not know) are valid qrels but not gold grades: skipped.
+    A grade outside the task's scale is reported with its topic and id.
     """
     try:
         entries = qrels_parse(text)
@@ -54,13 +57,26 @@ def gold_qrels_parse(text: str) -> dict[tuple[str, str], int]:
         raise TrainingError([f"line {line}: {message}" for line, message in error.problems]) from (
             error
         )
-    return {(e.topic, e.doc): e.grade for e in entries if e.grade <= 3}
+    gold: dict[tuple[str, str], int] = {}
+    problems = []
+    for entry in entries:
+        if 0 <= entry.grade <= top:
+            gold[(entry.topic, entry.doc)] = entry.grade
+        elif entry.grade not in FLAG_CODES:
+            problems.append(
+                f"topic {entry.topic} id {entry.doc}: grade {entry.grade} is not on this "
+                f"task's scale 0-{top}"
+            )
+    if problems:
+        raise TrainingError(problems[:20])
+    return gold
 
 
 def _sample_across_grades(
     graded: Sequence[tuple[PoolItem, int]], count: int, rng: random.Random
 ) -> list[PoolItem]:
-    """Up to ``count`` items taking grades in turn (3, 2, 1, 0, 3, ...): every grade shows."""
+    """Up to ``count`` items taking grades in turn, top down (3, 2, 1, 0, 3, ...): every grade
+    shows."""
     buckets: dict[int, list[PoolItem]] = defaultdict(list)
     for item, grade in graded:
         buckets[grade].append(item)
@@ -68,7 +84,7 @@ def _sample_across_grades(
         rng.shuffle(bucket)
     chosen: list[PoolItem] = []
     while len(chosen) < count and any(buckets.values()):
-        for grade in (3, 2, 1, 0):
+        for grade in sorted(buckets, reverse=True):
             if buckets[grade] and len(chosen) < count:
                 chosen.append(buckets[grade].pop())
     return sorted(chosen, key=lambda item: item.display_order)

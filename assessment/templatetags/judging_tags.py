@@ -8,6 +8,7 @@ to render than answer pages.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django import template
 from django.utils.html import format_html_join
@@ -31,3 +32,23 @@ def grade_control(
             for value, label, key, css in choices
         ),
     )
+
+
+@register.filter
+def grade_abbr(value: int | None, guidelines: Any) -> str:
+    """One character for a grade of the task's scale (H M L N by default); "" for none."""
+    return "" if value is None else guidelines.current.scale.abbreviation(value)
+
+
+@register.filter
+def grade_tone(value: int | None, guidelines: Any) -> str:
+    """The colour family of a grade (high, medium, low, not) under the task's scale."""
+    if value is None:
+        return ""
+    return guidelines.current.scale.tone(value, guidelines.current.relevance_level)
+
+
+@register.filter
+def grade_label(value: int | None, guidelines: Any) -> str:
+    """The label of a grade of the task's scale ("High" …)."""
+    return "" if value is None else guidelines.current.scale.label(value)

@@ -17,7 +17,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from assessment.models import Assignment, Judgment
+from assessment.models import Assignment
+from assessment.selectors.guidelines import (
+    RenderedGuidelines,
+    guidelines_current,
+    guidelines_rendered,
+)
 from assessment.selectors.judging import ItemPage, item_hit_ids, item_page
 from assessment.selectors.progress import (
     assignment_for,
@@ -37,41 +42,17 @@ from pooling.models import PoolItem
 # Without JavaScript the page cannot see idle time; its time is capped at the idle limit.
 IDLE_LIMIT_SECONDS = 120.0
 
-CHOICES = [
-    ("3", "High", "3", "high"),
-    ("2", "Medium", "2", "medium"),
-    ("1", "Low", "1", "low"),
-    ("0", "Not relevant", "0", "not"),
-    (Judgment.Flag.SYSTEM_FAILURE.value, "System failure", "f", "flag"),
-    (Judgment.Flag.DONT_KNOW.value, "Do not know", "d", "flag"),
-]
-
-# ARQMath Table 2, in our own words.
-DEFINITIONS = {
-    RetrievalTask.Kind.FORMULA: [
-        ("High", "As useful to the asker as finding the query formula itself would be."),
-        ("Medium", "Useful, though not as useful as the query formula itself would be."),
-        ("Low", "Some chance that it leads to something useful."),
-        ("Not relevant", "Not expected to help the asker at all."),
-    ],
-    "answer": [
-        ("High", "Answers the question fully; the asker would be satisfied with it."),
-        ("Medium", "Gives real help (an idea, an approach, part of a solution) but is incomplete."),
-        ("Low", "Related to the question and possibly of some use, without really helping."),
-        ("Not relevant", "Nothing in it helps answer the question."),
-    ],
-}
-FLAG_DEFINITIONS = [
-    ("System failure", "The post or formula does not show properly, or is not what it should be."),
-    ("Do not know", "You cannot judge it (for example, outside what you know); say why."),
-]
-
 
 def _assignment_or_404(request: HttpRequest, assignment_id: int) -> Assignment:
     assignment = assignment_for(assessor=request.user, assignment_id=assignment_id)  # type: ignore[arg-type]
     if assignment is None:
         raise Http404("No such assignment.")
     return assignment
+
+
+def _guidelines(assignment: Assignment) -> RenderedGuidelines:
+    """The guidelines of the assignment's task, as the judging pages show them."""
+    return guidelines_rendered(guidelines_current(task=assignment.topic.task))
 
 
 def _item_url(assignment_id: int, item_id: int) -> str:
@@ -109,6 +90,7 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     }
     context = {
         "assignment": assignment,
+        "guidelines": _guidelines(assignment),
         "statuses": shown,
         "counts": counts,
         "total": len(statuses),
@@ -120,7 +102,6 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
 
 
 def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> dict:
-    kind = "formula" if page.kind == RetrievalTask.Kind.FORMULA else "answer"
     errors = errors or {}
     for hit in page.hits:
         hit.error = errors.get(hit.hit_id, "")
@@ -131,14 +112,16 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
     general += sorted(
         {text for hit_id, text in errors.items() if hit_id and hit_id not in open_ids}
     )
+    guidelines = _guidelines(page.assignment)
     return {
         "page": page,
         "assignment": page.assignment,
         "topic": page.assignment.topic,
-        "choices": CHOICES,
-        "definitions": DEFINITIONS[kind],
-        "flag_definitions": FLAG_DEFINITIONS,
-        "is_formula": kind == "formula",
+        # The task's own grades, flags, keys and definitions (issue 12 §4).
+        "guidelines": guidelines,
+        "choices": [(c.value, c.label, c.key, c.tone) for c in guidelines.choices],
+        "judge_scale": guidelines.judge_data(),
+        "is_formula": page.kind == RetrievalTask.Kind.FORMULA,
         "form_error": " ".join(general),
         "opened_at": int(time.time()),
         "api_url": reverse(

@@ -35,6 +35,7 @@ from assessment.selectors.agreement import (
     training_rounds_agreement,
 )
 from assessment.selectors.dashboard import task_dashboard
+from assessment.selectors.guidelines import guidelines_current, guidelines_rendered
 from assessment.selectors.overview import assessor_choices, assignment_rows, campaign_overview
 from assessment.services.adjudication import AdjudicationError, adjudication_decide
 from assessment.services.assignments import (
@@ -264,13 +265,16 @@ def training(request: HttpRequest, task_id: int) -> HttpResponse:
         "assessors": assessor_choices(),
         "experts": User.objects.filter(is_active=True).order_by("username"),
         "gold_sources": TrainingRound.GoldSource.choices,
+        "guidelines": guidelines_rendered(guidelines_current(task=task)),
     }
     return render(request, "organize/training.html", context, status=status)
 
 
 def _create_round(request: HttpRequest, task: RetrievalTask, data: dict[str, Any]) -> TrainingRound:
     upload = data.get("qrels")
-    qrels = gold_qrels_parse(upload.read().decode("utf-8", "replace")) if upload else None
+    top = guidelines_current(task=task).scale.top
+    text = upload.read().decode("utf-8", "replace") if upload else ""
+    qrels = gold_qrels_parse(text, top=top) if upload else None
     return training_round_create(
         task=task,
         name=data["name"],
@@ -306,9 +310,11 @@ def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
     task = _task(task_id)
+    guidelines = guidelines_rendered(guidelines_current(task=task))
+    top = guidelines.current.scale.top
     filters: dict[str, Any] = {
         "topic": request.GET.get("topic", ""),
-        "difference": _int_or(request.GET.get("difference"), 1, low=0, high=3),
+        "difference": _int_or(request.GET.get("difference"), 1, low=0, high=top),
         "state": request.GET.get("state", "all"),
     }
     if request.method == "POST":
@@ -317,7 +323,8 @@ def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
         try:
             note = request.POST.get("note", "")
             adjudication_decide(hit=hit, grade=grade, note=note, decided_by=_organizer(request))
-            messages.success(request, f"Hit {hit.pk}: final grade {grade}.")
+            label = guidelines.current.scale.label(grade)
+            messages.success(request, f"Hit {hit.pk}: final grade {grade} ({label}).")
         except AdjudicationError as error:
             messages.error(request, f"Hit {hit.pk}: {error}")
         url = reverse("assessment:organize_adjudication", args=[task.pk])
@@ -334,7 +341,10 @@ def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
         "topics": topics,
         **filters,
         "query": urlencode(filters),
-        "grades": [(3, "High"), (2, "Medium"), (1, "Low"), (0, "Not relevant")],
+        # The task's own grades and definitions (issue 12 §4).
+        "guidelines": guidelines,
+        "grades": [(int(g.value), g.label) for g in guidelines.grades],
+        "differences": list(range(top + 1)),
         "states": [("all", "all"), ("open", "not decided yet"), ("decided", "decided")],
     }
     return render(request, "organize/adjudication.html", context)

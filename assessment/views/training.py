@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from assessment.models import Assignment, Judgment, TrainingRound
 from assessment.selectors.agreement import training_feedback
+from assessment.selectors.guidelines import guidelines_current, guidelines_rendered
 from assessment.services.training import TrainingError, training_round_submit
 
 __all__ = ["training_round_page"]
@@ -60,6 +61,7 @@ def training_round_page(request: HttpRequest, round_id: int) -> HttpResponse:
         "submitted": all(a.submitted_at for a in mine),
         "feedback": feedback or [],
         "same": sum(row.grade == row.gold for row in feedback or []),
-        "grade_names": {3: "High", 2: "Medium", 1: "Low", 0: "Not relevant"},
+        # The task's own grades, labels and definitions (issue 12 §4).
+        "guidelines": guidelines_rendered(guidelines_current(task=training_round.task)),
     }
     return render(request, "organize/training_round.html", context)

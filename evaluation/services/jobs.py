@@ -92,10 +92,11 @@ def _evaluate(job: EvaluationJob) -> None:
     job.runs_total, job.runs_done = len(runs), 0
     job.save(update_fields=["runs_total", "runs_done"])
     openqa = kind == RetrievalTask.Kind.OPENQA
-    evaluator = None if openqa else PrimeEvaluator(grades)
+    level = task.relevance_level  # binary measures count grade >= the task's level
+    evaluator = None if openqa else PrimeEvaluator(grades, relevance_level=level)
     unique = {} if openqa else items_only_from(contributions(task))
     reduced = {
-        team: PrimeEvaluator(qrels_without(grades, unique[team]))
+        team: PrimeEvaluator(qrels_without(grades, unique[team]), relevance_level=level)
         for team in {run.team_id for run in runs}
         if team in unique
     }
@@ -104,7 +105,7 @@ def _evaluate(job: EvaluationJob) -> None:
     for run in runs:
         scores, notes = _run_scores(run)
         if evaluator is None:
-            result = evaluate_openqa_scores(run.tag, scores, grades)
+            result = evaluate_openqa_scores(run.tag, scores, grades, relevance_level=level)
         else:
             result = evaluator.evaluate(run.tag, scores)
             team_evaluator = reduced.get(run.team_id, evaluator)

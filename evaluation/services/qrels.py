@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
@@ -36,9 +37,10 @@ def qrels_export(
     """Build the task's qrels from its judgments (DESIGN.md "Qrels") and freeze them.
 
     The same content exported twice gives the same version (matched on its SHA-256), so
-    results computed against it stay attached to it.
+    results computed against it stay attached to it. "Relevant" for the minimum-relevant rule
+    is grade >= the task's relevance level (issue 12 §4).
     """
-    policy = policy or QrelsPolicy()
+    policy = replace(policy or QrelsPolicy(), relevant_from=task.relevance_level)
     if level not in LEVELS:
         raise QrelsExportError(f"level must be one of {', '.join(LEVELS)}")
     if level == "instance" and task.kind != RetrievalTask.Kind.FORMULA:

@@ -1,6 +1,7 @@
 // The judging page, keyboard first. Without this file the page is a plain form POST.
 //
-// - Keys: 3 2 1 0 / h m l n grade the focused hit, f / d flag it, Tab j / Shift+Tab k move
+// - Keys: the task's grade keys (3 2 1 0 / h m l n by default) grade the focused hit, its flag
+//   keys (f / d) flag it, Tab j / Shift+Tab k move
 //   between hits, Enter submits the item, ← / → go to the previous / next item, ? legend.
 // - Submit goes to the JSON endpoint (data-api) without reloading; a failed request keeps the
 //   page as it is and retries with the same client token, so the server stores it once.
@@ -12,11 +13,18 @@
 
   var IDLE_LIMIT_MS = 120000;
   var RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15000];
-  var KEY_CHOICES = {
-    "3": "3", h: "3", "2": "2", m: "2", "1": "1", l: "1", "0": "0", n: "0",
-    f: "system_failure", d: "dont_know",
-  };
-  var FLAGS = { system_failure: "System failure", dont_know: "Do not know" };
+  // The task's scale (issue 12 §4), read from the page's #judge-scale JSON by readScale():
+  // key -> choice (a grade as text or a flag code), flag code -> label, what to choose.
+  var KEY_CHOICES = {};
+  var FLAGS = {};
+  var CHOOSE_HINT = "";
+  function readScale(root) {
+    var blob = root.querySelector("#judge-scale");
+    var scale = blob ? JSON.parse(blob.textContent) : {};
+    KEY_CHOICES = scale.keys || {};
+    FLAGS = scale.flags || {};
+    CHOOSE_HINT = scale.hint || "";
+  }
 
   // ---- Active time ---------------------------------------------------------------------
   var clock = {
@@ -142,12 +150,12 @@
       var choice = hitChoice(hit);
       var comment = hitComment(hit);
       var problem = "";
-      if (!choice) problem = "Choose a grade (3 2 1 0), System failure (f) or Do not know (d).";
+      if (!choice) problem = CHOOSE_HINT;
       else if (FLAGS[choice] && !comment.trim()) problem = FLAGS[choice] + " needs a comment saying why.";
       showHitError(hit, problem);
       if (problem && firstBad === null) firstBad = i;
       var verdict = { hit: Number(hit.dataset.hit), comment: comment };
-      if (/^[0-3]$/.test(choice)) verdict.grade = Number(choice);
+      if (/^\d$/.test(choice)) verdict.grade = Number(choice);
       else verdict.flag = choice;
       verdicts.push(verdict);
     });
@@ -397,6 +405,7 @@
   function init(root) {
     var form = $("#judge-form", root);
     if (!form) return;
+    readScale(root);
     page = { root: root, form: form, hits: $all(".hit", form), focus: 0, pending: null, retryTimer: null };
     page.hits.forEach(function (hit, i) {
       hit.dataset.comment = hitComment(hit).trim();

@@ -4,6 +4,7 @@ from tests.factories.assessment import (
     AdjudicationFactory,
     AssignmentFactory,
     JudgmentFactory,
+    TaskGuidelinesFactory,
     TrainingRoundFactory,
 )
 from tests.factories.collection import (
@@ -39,6 +40,7 @@ __all__ = [
     "RetrievalTaskFactory",
     "RunFactory",
     "RunRowFactory",
+    "TaskGuidelinesFactory",
     "TeamFactory",
     "ThreadFactory",
     "TopicFactory",

@@ -1,6 +1,8 @@
 import factory
 
-from assessment.models import Adjudication, Assignment, Judgment, TrainingRound
+from assessment.guidelines import scale_as_json
+from assessment.guidelines_defaults import default_guidelines
+from assessment.models import Adjudication, Assignment, Judgment, TaskGuidelines, TrainingRound
 from tests.factories.collection import RetrievalTaskFactory, TopicFactory, UserFactory
 from tests.factories.pooling import HitFactory
 
@@ -40,3 +42,16 @@ class AdjudicationFactory(factory.django.DjangoModelFactory[Adjudication]):
     hit = factory.SubFactory(HitFactory)
     grade = 2
     decided_by = factory.SubFactory(UserFactory, is_staff=True)
+
+
+class TaskGuidelinesFactory(factory.django.DjangoModelFactory[TaskGuidelines]):
+    """A saved guidelines version (the answer defaults unless ``scale`` is given); tests of
+    the organizer's path save through assessment.services.guidelines.guidelines_save."""
+
+    class Meta:
+        model = TaskGuidelines
+
+    task = factory.SubFactory(RetrievalTaskFactory)
+    version = factory.Sequence(lambda n: n + 1)
+    instructions = "Judge by the topic."
+    scale = factory.LazyFunction(lambda: scale_as_json(default_guidelines("answer").scale))

@@ -195,3 +195,22 @@ def test_judged_fraction_takes_top_10_in_trec_order_when_all_scores_tie(
 ) -> None:
     scores = {"T": {f"d{i:02d}": 1.0 for i in range(11)}}  # d10 ranks first, d00 last
     assert judged_fraction_at_10(scores, {"T": {judged: 2}}) == {"T": expected}
+
+
+def test_relevance_level_of_the_task_binarizes_map_and_p10_when_scale_is_binary() -> None:
+    # A binary task (level 1): grade 1 is relevant, so d counts; nDCG' is unchanged.
+    grades = {"A.1": {"d": 1, "b": 0}}
+    run = {"A.1": {"d": 2.0, "b": 1.0}}
+    at_1 = PrimeEvaluator(grades, relevance_level=1).evaluate("r", run)
+    at_2 = PrimeEvaluator(grades).evaluate("r", run)
+    assert at_1.per_topic["A.1"]["map_prime"] == pytest.approx(1.0)
+    assert at_2.per_topic["A.1"]["map_prime"] == pytest.approx(0.0)
+    assert at_1.per_topic["A.1"]["ndcg_prime"] == at_2.per_topic["A.1"]["ndcg_prime"]
+
+
+def test_openqa_p1_and_ar_follow_the_task_level_and_grade_4_when_scale_is_0_to_4() -> None:
+    grades = {"A.1": {"x": 4}, "A.2": {"y": 3}}
+    rows = [("A.1", "x", 1.0), ("A.2", "y", 1.0)]
+    result = evaluate_openqa_run("r", rows, grades, relevance_level=4)
+    assert result.measures["ar"] == pytest.approx(3.5)
+    assert result.measures["p1"] == pytest.approx(0.5)

@@ -166,3 +166,24 @@ def test_export_order_is_deterministic_when_records_arrive_shuffled() -> None:
     again = qrels_format(qrels_from_judgments(list(reversed(records)), kind="answer").entries)
     assert first == again
     assert first.splitlines()[0] == "A.1\t0\t0\t0"
+
+
+def test_grade_4_is_a_grade_and_5_6_stay_flags_when_a_task_uses_0_to_4() -> None:
+    entries = qrels_parse("A.1 0 a 4\nA.1 0 b 5\nA.1 0 c 6\n")
+    assert qrels_grades(entries, kind="answer") == {"A.1": {"a": 4}}
+    assert qrels_grades(entries, kind="openqa") == {"A.1": {"a": 4, "b": 0, "c": 0}}
+
+
+def test_min_relevant_counts_grade_at_least_the_task_level_when_level_is_1() -> None:
+    records = [
+        record("1", "official", 1),
+        record("2", "official", 1),
+        record("3", "official", 1, topic="A.2"),
+        record("4", "official", 0, topic="A.2"),
+    ]
+    policy = QrelsPolicy(min_relevant=2, relevant_from=1)
+    build = qrels_from_judgments(records, kind="answer", policy=policy)
+    assert {e.topic for e in build.entries} == {"A.1"}
+    assert build.dropped[0].reason == "1 relevant (≥ 1) item, fewer than 2"
+    assert policy.as_dict()["relevant_from"] == 1
+    assert "relevant_from" not in QrelsPolicy(min_relevant=2).as_dict()  # ARQMath's, unchanged

@@ -1,0 +1,352 @@
+"""A task's judging guidelines: its grade scale, flags, keys and texts (issue 12 §4). Pure.
+
+A scale has the grades 0..G (G from 1 to 4: binary, 0-2, ARQMath's 0-3, 0-4), each with a
+label, one or more keys and a definition, and the flags the task allows (system failure, do
+not know), each with the same. Texts are Markdown (``guidelines_markdown`` renders them).
+
+Stored as JSON (``scale_as_json`` / ``scale_from_json``), validated here and nowhere else:
+every problem is reported at once, each naming the grade or flag and the field.
+
+Keys are what the judging page listens to. The page's own keys (moving between hits, the
+comment box, the definitions, the help) are reserved in ``RESERVED_KEYS``: a scale can never
+take them, so a grade key and a navigation key can never collide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "FLAG_CODES",
+    "MAX_TOP_GRADE",
+    "RESERVED_KEYS",
+    "FlagDefinition",
+    "GradeDefinition",
+    "GradeScale",
+    "Guidelines",
+    "GuidelinesInvalid",
+    "guidelines_problems",
+    "keys_parse",
+    "scale_as_json",
+    "scale_from_json",
+]
+
+MIN_TOP_GRADE = 1
+MAX_TOP_GRADE = 4  # the database allows grades 0-4; a task's scale may stop lower
+# The flag codes Judgment.Flag stores (a unit test holds the two lists equal).
+FLAG_CODES: tuple[str, ...] = ("system_failure", "dont_know")
+FLAG_LABELS = {"system_failure": "System failure", "dont_know": "Do not know"}
+
+# Keys of static/js/judge.js that are not grades or flags, with what they do. Letters are
+# compared lower-cased, as the page does. Keep this in step with judge.js's onKey: a key the
+# page gives a meaning to must be here (Enter, Tab, Escape and the arrows are not single
+# printable characters, so a scale cannot take them anyway).
+RESERVED_KEYS: Mapping[str, str] = {
+    "j": "next hit",
+    "k": "previous hit",
+    "c": "write a comment",
+    "g": "show the definitions",
+    "?": "show the keyboard help",
+    "t": "open the focused post's thread",
+    "o": "open the topic's thread",
+}
+
+MAX_LABEL = 40
+MAX_DEFINITION = 4000
+MAX_INSTRUCTIONS = 20000
+MAX_KEYS = 3
+MAX_NOTE = 200
+
+
+class GuidelinesInvalid(ValueError):
+    """Guidelines that cannot be stored; ``problems`` says what and where, each on its own."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class GradeDefinition:
+    value: int
+    label: str
+    keys: tuple[str, ...]
+    definition: str = ""  # Markdown
+
+
+@dataclass(frozen=True)
+class FlagDefinition:
+    code: str  # one of FLAG_CODES
+    label: str
+    keys: tuple[str, ...]
+    definition: str = ""  # Markdown
+
+
+@dataclass(frozen=True)
+class GradeScale:
+    """Grades from the top down (as the page shows them), then the flags the task allows."""
+
+    grades: tuple[GradeDefinition, ...]
+    flags: tuple[FlagDefinition, ...]
+
+    @property
+    def top(self) -> int:
+        """G: the highest grade."""
+        return max(g.value for g in self.grades)
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """0..G ascending (agreement's categories)."""
+        return tuple(range(self.top + 1))
+
+    @property
+    def ways(self) -> int:
+        """How many grades: the "4-way" of ARQMath's kappa is (G + 1)-way."""
+        return self.top + 1
+
+    def grade(self, value: int) -> GradeDefinition | None:
+        return next((g for g in self.grades if g.value == value), None)
+
+    def flag(self, code: str) -> FlagDefinition | None:
+        return next((f for f in self.flags if f.code == code), None)
+
+    def label(self, value: int | None, flag: str = "") -> str:
+        """The label of a grade or a flag, for any page that shows a judgment."""
+        if value is not None:
+            found = self.grade(value)
+            return found.label if found else f"grade {value}"
+        known = self.flag(flag)
+        return known.label if known else FLAG_LABELS.get(flag, flag)
+
+    def abbreviation(self, value: int) -> str:
+        """One character for a grade (H M L N for ARQMath): the label's first letter, or the
+        grade itself when two labels share a first letter."""
+        firsts = [_first_letter(g.label) for g in self.grades]
+        if len(set(firsts)) < len(firsts) or "" in firsts:
+            return str(value)
+        found = self.grade(value)
+        return _first_letter(found.label) if found else str(value)
+
+    def tone(self, value: int, relevant_from: int) -> str:
+        """The colour family of a grade: high (top), medium (relevant), low, not (0)."""
+        if value <= 0:
+            return "not"
+        if value >= self.top:
+            return "high"
+        return "medium" if value >= relevant_from else "low"
+
+    def key_map(self) -> dict[str, str]:
+        """key -> choice value (a grade as text, or a flag code), for the judging page."""
+        result = {key: str(g.value) for g in self.grades for key in g.keys}
+        result.update({key: f.code for f in self.flags for key in f.keys})
+        return result
+
+    def verdict_problem(self, grade: int | None, flag: str) -> str | None:
+        """Why a grade or flag is not one of this scale's, or None. (Whether a grade and a
+        flag are both given, and comments, are the judging service's rules.)"""
+        if grade is not None and self.grade(grade) is None:
+            return f"a grade is {self.values_text()}"
+        if flag and self.flag(flag) is None:
+            return f"this task has no {FLAG_LABELS.get(flag, repr(flag))} flag"
+        return None
+
+    def range_text(self) -> str:
+        """ "0-3" (or "0 or 1" for a binary scale)."""
+        return f"0-{self.top}" if self.top > 1 else "0 or 1"
+
+    def values_text(self) -> str:
+        """ "0, 1, 2 or 3": every grade, for messages."""
+        values = [str(v) for v in self.values]
+        return ", ".join(values[:-1]) + f" or {values[-1]}"
+
+    def choices_text(self) -> str:
+        """ "High (3), …, System failure (f) or Do not know (d)": what a hit needs."""
+        parts = [f"{g.label} ({_keys_text(g.keys)})" for g in self.grades]
+        parts += [f"{f.label} ({_keys_text(f.keys)})" for f in self.flags]
+        return ", ".join(parts[:-1]) + f" or {parts[-1]}" if len(parts) > 1 else parts[0]
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    """What an assessor is told: instructions (Markdown) and the scale."""
+
+    instructions: str
+    scale: GradeScale
+
+
+def _first_letter(label: str) -> str:
+    return next((c.upper() for c in label if c.isalnum()), "")
+
+
+def _keys_text(keys: Sequence[str]) -> str:
+    return "/".join(keys)
+
+
+def keys_parse(text: str) -> list[str]:
+    """Keys typed in a form: separated by spaces or commas ("3 h", "3,h")."""
+    return [key for key in text.replace(",", " ").split() if key]
+
+
+def scale_as_json(scale: GradeScale) -> dict[str, Any]:
+    """The stored form of a scale (the inverse of ``scale_from_json``)."""
+    return {
+        "grades": [
+            {"value": g.value, "label": g.label, "keys": list(g.keys), "definition": g.definition}
+            for g in scale.grades
+        ],
+        "flags": [
+            {"code": f.code, "label": f.label, "keys": list(f.keys), "definition": f.definition}
+            for f in scale.flags
+        ],
+    }
+
+
+def _text(entry: Mapping[str, Any], name: str, where: str, limit: int, problems: list[str]) -> str:
+    value = entry.get(name, "")
+    if not isinstance(value, str):
+        problems.append(f"{where}: the {name} must be text")
+        return ""
+    value = value.strip()
+    if len(value) > limit:
+        problems.append(f"{where}: the {name} has {len(value)} characters, at most {limit}")
+    return value
+
+
+def _keys(entry: Mapping[str, Any], where: str, problems: list[str]) -> tuple[str, ...]:
+    raw = entry.get("keys", [])
+    if isinstance(raw, str):
+        raw = keys_parse(raw)
+    if not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
+        problems.append(f"{where}: keys must be a list of characters")
+        return ()
+    keys = []
+    for key in raw:
+        key = key.strip().lower() if key.strip() else key
+        if len(key) != 1 or not key.isprintable() or key.isspace():
+            problems.append(
+                f"{where}: key {key!r} is not a single printable character "
+                "(separate several keys with spaces)"
+            )
+        elif key in RESERVED_KEYS:
+            problems.append(f"{where}: key {key!r} is reserved for '{RESERVED_KEYS[key]}'")
+        else:
+            keys.append(key)
+    if not raw:
+        problems.append(f"{where}: give it at least one key")
+    if len(raw) > MAX_KEYS:
+        problems.append(f"{where}: at most {MAX_KEYS} keys")
+    return tuple(keys)
+
+
+def _grade(entry: Any, index: int, problems: list[str]) -> GradeDefinition | None:
+    if not isinstance(entry, Mapping):
+        problems.append(f"grade #{index + 1}: expected an object with value, label, keys")
+        return None
+    value = entry.get("value")
+    if not isinstance(value, int) or isinstance(value, bool):
+        problems.append(f"grade #{index + 1}: the value must be a whole number")
+        return None
+    where = f"grade {value}"
+    label = _text(entry, "label", where, MAX_LABEL, problems)
+    if not label:
+        problems.append(f"{where}: the label is empty")
+    definition = _text(entry, "definition", where, MAX_DEFINITION, problems)
+    return GradeDefinition(value, label, _keys(entry, where, problems), definition)
+
+
+def _flag(entry: Any, index: int, problems: list[str]) -> FlagDefinition | None:
+    if not isinstance(entry, Mapping):
+        problems.append(f"flag #{index + 1}: expected an object with code, label, keys")
+        return None
+    code = entry.get("code")
+    if code not in FLAG_CODES:
+        known = ", ".join(FLAG_CODES)
+        problems.append(f"flag #{index + 1}: unknown flag {code!r} (known: {known})")
+        return None
+    where = f"flag {FLAG_LABELS[code]}"
+    label = _text(entry, "label", where, MAX_LABEL, problems)
+    if not label:
+        problems.append(f"{where}: the label is empty")
+    definition = _text(entry, "definition", where, MAX_DEFINITION, problems)
+    return FlagDefinition(code, label, _keys(entry, where, problems), definition)
+
+
+def _check_values(grades: Sequence[GradeDefinition], problems: list[str]) -> None:
+    values = sorted(g.value for g in grades)
+    if len(set(values)) != len(values):
+        problems.append("each grade value may appear once")
+    top = max(values, default=-1)
+    if not MIN_TOP_GRADE <= top <= MAX_TOP_GRADE:
+        problems.append(
+            f"the top grade must be {MIN_TOP_GRADE} to {MAX_TOP_GRADE} "
+            f"(grades 0..G), not {top if values else 'missing'}"
+        )
+    elif values != list(range(top + 1)):
+        missing = sorted(set(range(top + 1)) - set(values))
+        extra = sorted(set(values) - set(range(top + 1)))
+        if missing:
+            problems.append(f"grades 0..{top} must all be defined: missing {missing}")
+        if extra:
+            problems.append(f"grades must lie in 0..{top}: not {extra}")
+
+
+def _check_unique(named: Iterable[tuple[str, str, tuple[str, ...]]], problems: list[str]) -> None:
+    """Distinct labels (case-insensitive) and distinct keys over all grades and flags."""
+    labels: dict[str, str] = {}
+    owners: dict[str, str] = {}
+    for where, label, keys in named:
+        if label and label.casefold() in labels:
+            problems.append(f"{where}: the label {label!r} is also {labels[label.casefold()]}'s")
+        labels.setdefault(label.casefold(), where)
+        for key in keys:
+            if key in owners:
+                problems.append(f"{where}: key {key!r} is also {owners[key]}'s")
+            owners.setdefault(key, where)
+
+
+def scale_from_json(data: Any) -> GradeScale:
+    """A validated scale from its stored (or submitted) JSON, else GuidelinesInvalid with
+    every problem. Keys come back lower-cased, texts stripped, grades from the top down."""
+    problems: list[str] = []
+    if not isinstance(data, Mapping):
+        raise GuidelinesInvalid(["the scale must be an object with grades and flags"])
+    raw_grades, raw_flags = data.get("grades"), data.get("flags", [])
+    if not isinstance(raw_grades, list) or not raw_grades:
+        raise GuidelinesInvalid(["the scale needs a list of grades"])
+    if not isinstance(raw_flags, list):
+        raise GuidelinesInvalid(["the scale's flags must be a list"])
+    grades = [g for i, e in enumerate(raw_grades) if (g := _grade(e, i, problems)) is not None]
+    flags = [f for i, e in enumerate(raw_flags) if (f := _flag(e, i, problems)) is not None]
+    _check_values(grades, problems)
+    if len({f.code for f in flags}) != len(flags):
+        problems.append("each flag may appear once")
+    _check_unique(
+        [(f"grade {g.value}", g.label, g.keys) for g in grades]
+        + [(f"flag {FLAG_LABELS[f.code]}", f.label, f.keys) for f in flags],
+        problems,
+    )
+    if problems:
+        raise GuidelinesInvalid(problems)
+    ordered = sorted(grades, key=lambda g: -g.value)
+    flags.sort(key=lambda f: FLAG_CODES.index(f.code))
+    return GradeScale(tuple(ordered), tuple(flags))
+
+
+def guidelines_problems(
+    *, instructions: str, top: int, relevance_level: int, note: str = ""
+) -> list[str]:
+    """What is wrong with guidelines beyond the scale itself, whose top grade is ``top``
+    (the scale's own problems are ``scale_from_json``'s)."""
+    problems = []
+    if len(instructions) > MAX_INSTRUCTIONS:
+        problems.append(f"instructions: {len(instructions)} characters, at most {MAX_INSTRUCTIONS}")
+    if not 1 <= relevance_level <= top:
+        problems.append(
+            f"relevance level: {relevance_level} is not one of the grades 1..{top} "
+            "(binary measures and binary kappa count grade ≥ level as relevant)"
+        )
+    if len(note) > MAX_NOTE:
+        problems.append(f"note: {len(note)} characters, at most {MAX_NOTE}")
+    return problems
