@@ -19,6 +19,7 @@ from django.db.models import Aggregate, Case, Count, FloatField, IntegerField, M
 from django.db.models.functions import TruncHour
 
 from assessment.models import Assignment, Judgment
+from assessment.selectors.progress import Progress, official_item_counts
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolBuild, PoolItem, Run
 
@@ -57,6 +58,14 @@ class TopicProgress:
     last_activity: datetime | None = None
     grades: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # N, L, M, H counts
     flags: int = 0
+    kind: str = ""
+    items: int = 0  # counted for formula tasks only: elsewhere an item is one hit
+    judged_items: int = 0
+
+    @property
+    def progress(self) -> Progress:
+        """Official progress in the task's units ("3 of 44 formulae · 30 of 100 posts")."""
+        return Progress(self.kind, self.judged_items, self.items, self.judged, self.hits)
 
     @property
     def relevant(self) -> int:
@@ -121,6 +130,17 @@ class TaskDashboard:
         return sum(t.judged for t in self.topics)
 
     @property
+    def completion(self) -> Progress:
+        """The task's official progress in its units (``progress`` is the chart's series)."""
+        return Progress(
+            self.task.kind,
+            sum(t.judged_items for t in self.topics),
+            sum(t.items for t in self.topics),
+            self.judged,
+            self.pool_hits,
+        )
+
+    @property
     def percent(self) -> float:
         return 100.0 * self.judged / self.pool_hits if self.pool_hits else 0.0
 
@@ -135,7 +155,7 @@ class _Assignment:
 
 def _topics(task: RetrievalTask) -> dict[int, TopicProgress]:
     rows = Topic.objects.filter(task=task).order_by("id").values_list("pk", "number", "title")
-    topics = {pk: TopicProgress(pk, number, title) for pk, number, title in rows}
+    topics = {pk: TopicProgress(pk, number, title, kind=task.kind) for pk, number, title in rows}
     hits = (
         Hit.objects.filter(item__topic_id__in=list(topics))
         .values("item__topic_id")
@@ -144,6 +164,10 @@ def _topics(task: RetrievalTask) -> dict[int, TopicProgress]:
     )
     for topic_id, n in hits:
         topics[topic_id].hits = n
+    if task.kind == RetrievalTask.Kind.FORMULA:
+        items = PoolItem.objects.filter(topic__task=task)
+        for topic_id, (n, done) in official_item_counts(items, "topic_id").items():
+            topics[topic_id].items, topics[topic_id].judged_items = n, done
     return topics
 
 

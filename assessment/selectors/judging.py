@@ -19,9 +19,11 @@ from django.db.models import (
 from assessment.models import Assignment, Judgment
 from assessment.selectors.progress import (
     ItemStatus,
+    Progress,
     item_statuses,
     next_unjudged_item_id,
     pool_items_of,
+    progress_of,
 )
 from collection.models import Formula, Post, RetrievalTask
 from collection.post_html import clean_post_html, linked_post_ids, thread_url
@@ -92,6 +94,11 @@ class ItemPage:
     @property
     def percent(self) -> int:
         return round(100 * self.judged_hits / self.total_hits) if self.total_hits else 0
+
+    @property
+    def progress(self) -> Progress:
+        """The topic's progress in the task's units (formulae and posts, or answers)."""
+        return progress_of(self.statuses, self.kind)
 
 
 def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]:

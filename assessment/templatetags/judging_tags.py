@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django import template
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+
+from assessment.selectors.progress import Progress
 
 register = template.Library()
 CHECKED = mark_safe(" checked")
@@ -30,4 +32,25 @@ def grade_control(
             (css, hit_id, value, CHECKED if value == current else "", label, key)
             for value, label, key, css in choices
         ),
+    )
+
+
+@register.simple_tag
+def progress_text(progress: Progress, live: bool = False) -> SafeString:
+    """Like "<b>12</b> of 44 formulae · <b>30</b> of 100 posts judged" (``str(progress)`` with
+    the judged counts in bold); ``live`` marks the counts for static/js/judge.js to update."""
+    judged_items = mark_safe(" data-judged-items") if live else ""
+    judged_hits = mark_safe(" data-judged") if live else ""
+    hits = format_html(
+        "<b{}>{}</b> of {} {}", judged_hits, progress.judged_hits, progress.hits, progress.hits_word
+    )
+    if not progress.counts_items:
+        return format_html("{} judged", hits)
+    return format_html(
+        "<b{}>{}</b> of {} {} · {} judged",
+        judged_items,
+        progress.judged_items,
+        progress.items,
+        progress.items_word,
+        hits,
     )

@@ -24,6 +24,7 @@ from assessment.selectors.progress import (
     assignments_with_progress,
     item_statuses,
     next_unjudged_item_id,
+    progress_of,
 )
 from assessment.services.judging import (
     HitVerdict,
@@ -61,6 +62,12 @@ DEFINITIONS = {
         ("Not relevant", "Nothing in it helps answer the question."),
     ],
 }
+# The keyboard: each choice's own key (shown on its button) and the letter aliases of the
+# grades. static/js/judge.js reads this table from the page (json_script "grade-keys"), so a
+# task with other keys changes only what is passed here.
+GRADE_KEY_ALIASES = {"h": "3", "m": "2", "l": "1", "n": "0"}
+GRADE_KEYS = {key: value for value, _label, key, _css in CHOICES} | GRADE_KEY_ALIASES
+
 FLAG_DEFINITIONS = [
     ("System failure", "The post or formula does not show properly, or is not what it should be."),
     ("Do not know", "You cannot judge it (for example, outside what you know); say why."),
@@ -101,6 +108,7 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """Every item of the topic (judged, unjudged, flagged) to jump to and revise."""
     assignment = _assignment_or_404(request, assignment_id)
     statuses = item_statuses(assignment, detail=True)
+    progress = progress_of(statuses, assignment.topic.task.kind)
     wanted = request.GET.get("show", "all")
     shown = [s for s in statuses if wanted in ("all", s.state)]
     counts = {
@@ -113,8 +121,8 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "counts": counts,
         "total": len(statuses),
         "show": wanted,
-        "judged_hits": sum(s.judged for s in statuses),
-        "total_hits": sum(s.hits for s in statuses),
+        "progress": progress,
+        "units": progress.units,
     }
     return render(request, "assessment/items.html", context)
 
@@ -129,6 +137,9 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
         "assignment": page.assignment,
         "topic": page.assignment.topic,
         "choices": CHOICES,
+        "grade_keys": GRADE_KEYS,
+        "progress": page.progress,
+        "units": page.progress.units,
         "definitions": DEFINITIONS[kind],
         "flag_definitions": FLAG_DEFINITIONS,
         "is_formula": kind == "formula",

@@ -53,7 +53,7 @@ def test_home_shows_progress_and_continue_link_when_partly_judged() -> None:
     assert response.status_code == 200
     html = response.content.decode()
     assert pool.topic.number in html
-    assert "<b>1</b> / 4 judged" in html
+    assert "<b>1</b> of 4 answers judged" in html
     assert _judge(assignment.pk, pool.items[1].pk) in html
 
 
