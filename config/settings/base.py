@@ -72,6 +72,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "assessment.roles.menu",
             ],
         },
     },
@@ -97,6 +98,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # Sessions are read on every request (the judging page most of all): serve them from the
 # cache (Redis when REDIS_URL is set) and keep the database copy for durability.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# The model backend, loading the user's roles with the user (menus need no extra query).
+AUTHENTICATION_BACKENDS = ["assessment.roles.RoleAwareBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
