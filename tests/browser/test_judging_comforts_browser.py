@@ -239,3 +239,26 @@ def test_each_role_sees_only_its_menus_and_errors_keep_the_layout_when_forbidden
     page.click("form.logout button[type=submit]")
     login("carol")
     assert nav.locator("a").all_inner_texts() == ["Runs", "Results"]
+
+
+def test_training_form_typesets_topic_titles_and_dashboard_names_units_when_organizer(
+    page, login, screenshot
+) -> None:  # type: ignore[no-untyped-def]
+    pool = formula_pool(items=2, instances=2)
+    assignment = assign(pool, "alice")
+    item_hits = pool.hits[0]
+    for hit in item_hits:
+        judgment_submit(assignment=assignment, hit=hit, assessor=assignment.assessor, grade=3)
+    UserFactory.create(username="boss", is_staff=True)
+    login("boss")
+    page.goto(f"/organize/task/{pool.topic.task_id}/training/")
+    _wait_for_mathjax(page)
+    label = page.locator(".topic-checks label").first
+    assert label.locator("mjx-container").count() == 1  # the title's $\infty$, typeset
+    assert "$" not in label.inner_text()
+    assert "B.9" in label.inner_text()
+    screenshot("comforts-training-form")
+    page.goto(f"/organize/task/{pool.topic.task_id}/")
+    row = page.locator("#topic-table tbody tr").first
+    assert "1 of 2 formulae · 2 of 4 posts judged" in row.inner_text()
+    screenshot("comforts-organizer-dashboard")
