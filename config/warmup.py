@@ -25,7 +25,7 @@ TEMPLATES = (
     "registration/login.html",
 )
 # The names those pages reverse: each namespace builds its table, each pattern its regex, once.
-URL_NAMES = (
+URL_NAMES: tuple[tuple[str, list[int]], ...] = (
     ("home", []),
     ("login", []),
     ("logout", []),

@@ -126,7 +126,9 @@ def test_thread_keys_open_the_focused_post_and_the_topic_in_new_tabs_when_presse
     page.keyboard.press("?")
 
     page.keyboard.press("j")  # the second post
-    second = Post.objects.get(pk=pool.hits[0][1].post_id)
+    second_id = pool.hits[0][1].post_id
+    assert second_id is not None
+    second = Post.objects.get(pk=second_id)
     with page.context.expect_page() as opened:
         page.keyboard.press("t")
     tab = opened.value
@@ -153,6 +155,7 @@ def test_tab_reaches_every_link_and_grade_keys_follow_it_when_moving_through_the
     pool = answer_pool(items=1)
     assignment = assign(pool, "alice")
     hit = pool.hits[0][0]
+    assert hit.post_id is not None
     linked = Post.objects.get(pk=hit.post_id)
     other = PostFactory.create(kind=Post.Kind.QUESTION)
     linked.body += f'<p>See <a href="https://math.stackexchange.com/q/{other.pk}">this</a>.</p>'
