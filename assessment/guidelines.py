@@ -50,7 +50,7 @@ RESERVED_KEYS: Mapping[str, str] = {
     "g": "show the definitions",
     "?": "show the keyboard help",
     "t": "open the focused post's thread",
-    "o": "open the topic's thread",
+    "q": "open the topic's thread",
 }
 
 MAX_LABEL = 40

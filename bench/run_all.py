@@ -10,6 +10,7 @@ SCRIPTS = [
     "ingest_runs.py",
     "evaluate.py",
     "judging_load.py",
+    "judging_first_load.py",
     "pooling.py",
     "agreement.py",
 ]

@@ -5,7 +5,8 @@ everything that could run or fetch (scripts, ``on*`` handlers, ``javascript:`` U
 forms, styles, images). A second pass over nh3's output — a serialization of a parsed tree,
 so every attribute value is double-quoted with ``"`` escaped and text never holds a raw ``<`` —
 rewrites links: a link to a question or answer of the collection goes to that thread in the
-app (DESIGN.md, "Thread view"); every other link becomes inert text that is never followed.
+app (DESIGN.md, "Thread view"), in a new tab like the page's own "Thread" links, so the page
+being judged stays where it is; every other link becomes inert text that is never followed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from urllib.parse import urlsplit
 
 import nh3
 
-__all__ = ["clean_post_html", "linked_post_ids", "thread_url"]
+__all__ = ["clean_post_html", "linked_post_ids", "plain_text", "thread_url"]
 
 ALLOWED_TAGS = frozenset(
     {
@@ -54,6 +55,10 @@ QUESTION_LINK = re.compile(r"/questions/(?P<id>\d+)(?:/[^/]*(?:/(?P<answer>\d+))
 # Tokens of nh3's serialized output: start or end tags with double-quoted attributes.
 TAG = re.compile(r"<(?P<end>/?)(?P<name>[a-zA-Z0-9]+)(?P<attrs>(?:\s+[^\s=>]+=\"[^\"]*\")*)\s*/?>")
 ATTRIBUTE = re.compile(r"([^\s=]+)=\"([^\"]*)\"")
+
+
+# Links of the app inside a post open in a new tab, telling the thread page nothing of this one.
+NEW_TAB = ' target="_blank" rel="noopener noreferrer"'
 
 
 def thread_url(thread_id: int, post_id: int) -> str:
@@ -151,7 +156,8 @@ class _Rewriter:
             thread_id = self.thread_of.get(post_id)
             if thread_id is not None:
                 self.open_links.append("a")
-                return f'<a class="post-link" href="{_escape(thread_url(thread_id, post_id))}">'
+                href = _escape(thread_url(thread_id, post_id))
+                return f'<a class="post-link" href="{href}"{NEW_TAB}>'
         self.open_links.append("span")
         title = f' title="{_escape(href)}"' if href else ""
         return f'<span class="inert-link"{title}>'
@@ -163,7 +169,8 @@ def clean_post_html(
     """Sanitized post HTML, safe to mark safe in a template.
 
     ``thread_of`` maps the post ids this post links to (see ``linked_post_ids``) to their thread
-    ids; links to those become ``/threads/<thread>/#post-<id>``, every other link inert text
+    ids; links to those become ``/threads/<thread>/#post-<id>`` opening in a new tab
+    (``target="_blank" rel="noopener noreferrer"``), every other link inert text
     (``<span class="inert-link" title=url>``). Images become the text ``[image: alt]``.
     Formula spans (``<span class="math-container" id=...>``) are kept for MathJax; the one whose
     id is ``highlight_formula_id`` gets the class ``hit-formula`` (the judged instance).
@@ -179,3 +186,11 @@ def clean_post_html(
         url_schemes={"http", "https"},
     )
     return TAG.sub(_Rewriter(thread_of, highlight_formula_id), sanitized)
+
+
+def plain_text(html: str) -> str:
+    """The text of untrusted HTML such as a topic title, tags dropped and entities decoded
+    (``$a &lt; b$`` becomes ``$a < b$``), for a template to escape as any text and MathJax to
+    typeset."""
+    text = nh3.clean(html, tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT))
+    return html_lib.unescape(text)

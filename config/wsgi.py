@@ -1,4 +1,4 @@
-"""WSGI entry point (gunicorn config.wsgi)."""
+"""WSGI entry point (gunicorn config.wsgi; runserver loads it too)."""
 
 import os
 
@@ -6,3 +6,7 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 application = get_wsgi_application()
+
+from config.warmup import warm_up  # noqa: E402 - needs the apps loaded above
+
+warm_up()

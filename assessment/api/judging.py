@@ -22,7 +22,12 @@ from rest_framework.views import APIView
 
 from assessment.models import COMMENT_MAX_CHARS, MAX_GRADE, Assignment, Judgment
 from assessment.selectors.judging import item_previous_hit_ids, item_state
-from assessment.selectors.progress import assignment_for, item_statuses, next_unjudged_item_id
+from assessment.selectors.progress import (
+    assignment_for,
+    item_statuses,
+    next_unjudged_item_id,
+    progress_of,
+)
 from assessment.services.judging import (
     MAX_ACTIVE_SECONDS,
     HitVerdict,
@@ -71,6 +76,8 @@ class ItemStateOut(serializers.Serializer):
     )
     judged_hits = serializers.IntegerField()
     total_hits = serializers.IntegerField()
+    judged_items = serializers.IntegerField(help_text="Items whose every hit is judged.")
+    total_items = serializers.IntegerField()
     next_unjudged_url = serializers.CharField(allow_null=True)
     items_url = serializers.CharField()
 
@@ -82,12 +89,15 @@ class ProblemsOut(serializers.Serializer):
 def _state(assignment: Assignment, item_id: int, judgments: list[Judgment]) -> dict:
     statuses = item_statuses(assignment)
     following = next_unjudged_item_id(statuses, item_id)
+    progress = progress_of(statuses)
     return {
         "item": item_id,
         "judgments": JudgmentOut(judgments, many=True).data,
         "previous_hits": item_previous_hit_ids(assignment, item_id),
-        "judged_hits": sum(s.judged for s in statuses),
-        "total_hits": sum(s.hits for s in statuses),
+        "judged_hits": progress.judged_hits,
+        "total_hits": progress.hits,
+        "judged_items": progress.judged_items,
+        "total_items": progress.items,
         "next_unjudged_url": (
             reverse("assessment:judge", args=[assignment.pk, following]) if following else None
         ),

@@ -22,6 +22,7 @@ from django.db.models.functions import TruncHour
 from assessment.guidelines import GradeScale
 from assessment.models import Assignment, Judgment
 from assessment.selectors.guidelines import guidelines_current
+from assessment.selectors.progress import Progress, official_item_counts
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolBuild, PoolItem, Run
 
@@ -73,6 +74,14 @@ class TopicProgress:
     flags: int = 0
     relevant_from: int = 2  # the task's relevance level
     top: int = 3  # the task's top grade
+    kind: str = ""
+    items: int = 0  # counted for formula tasks only: elsewhere an item is one hit
+    judged_items: int = 0
+
+    @property
+    def progress(self) -> Progress:
+        """Official progress in the task's units ("3 of 44 formulae · 30 of 100 posts")."""
+        return Progress(self.kind, self.judged_items, self.items, self.judged, self.hits)
 
     @property
     def relevant(self) -> int:
@@ -161,6 +170,17 @@ class TaskDashboard:
         return sum(t.judged for t in self.topics)
 
     @property
+    def completion(self) -> Progress:
+        """The task's official progress in its units (``progress`` is the chart's series)."""
+        return Progress(
+            self.task.kind,
+            sum(t.judged_items for t in self.topics),
+            sum(t.items for t in self.topics),
+            self.judged,
+            self.pool_hits,
+        )
+
+    @property
     def percent(self) -> float:
         return 100.0 * self.judged / self.pool_hits if self.pool_hits else 0.0
 
@@ -178,7 +198,15 @@ def _topics(task: RetrievalTask, top: int) -> dict[int, TopicProgress]:
     rows = Topic.objects.filter(task=task).order_by("id").values_list("pk", "number", "title")
     level = task.relevance_level
     topics = {
-        pk: TopicProgress(pk, number, title, grades=[0] * (top + 1), relevant_from=level, top=top)
+        pk: TopicProgress(
+            pk,
+            number,
+            title,
+            grades=[0] * (top + 1),
+            relevant_from=level,
+            top=top,
+            kind=task.kind,
+        )
         for pk, number, title in rows
     }
     hits = (
@@ -189,6 +217,10 @@ def _topics(task: RetrievalTask, top: int) -> dict[int, TopicProgress]:
     )
     for topic_id, n in hits:
         topics[topic_id].hits = n
+    if task.kind == RetrievalTask.Kind.FORMULA:
+        items = PoolItem.objects.filter(topic__task=task)
+        for topic_id, (n, done) in official_item_counts(items, "topic_id").items():
+            topics[topic_id].items, topics[topic_id].judged_items = n, done
     return topics
 
 

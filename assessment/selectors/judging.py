@@ -25,9 +25,11 @@ from assessment.models import Assignment, Judgment
 from assessment.selectors.handover import previous_judgments
 from assessment.selectors.progress import (
     ItemStatus,
+    Progress,
     item_statuses,
     next_unjudged_item_id,
     pool_items_of,
+    progress_of,
 )
 from collection.models import Formula, Post, RetrievalTask
 from collection.post_html import clean_post_html, linked_post_ids, thread_url
@@ -111,6 +113,11 @@ class ItemPage:
     def open_hits(self) -> list[HitView]:
         """The hits this assessor judges (not the ones a previous assessor judged)."""
         return [hit for hit in self.hits if not hit.previous]
+
+    @property
+    def progress(self) -> Progress:
+        """The topic's progress in the task's units (formulae and posts, or answers)."""
+        return progress_of(self.statuses, self.kind)
 
 
 def _previous_exists(assignment: Assignment) -> Exists | Value:

@@ -14,9 +14,9 @@ from django.db.models.functions import Coalesce
 
 from assessment.models import Assignment, Judgment
 from assessment.selectors.handover import counted_judgments, line_judgments_of
-from assessment.selectors.progress import SubqueryCount
+from assessment.selectors.progress import Progress, SubqueryCount, official_item_counts
 from collection.models import Campaign, RetrievalTask, Topic
-from pooling.models import Hit, Run
+from pooling.models import Hit, PoolItem, Run
 
 __all__ = [
     "AssignmentRow",
@@ -37,14 +37,20 @@ class TaskSummary:
     hits: int = 0
     assigned_topics: int = 0
     judged: int = 0
+    items: int = 0  # counted for formula tasks only: elsewhere an item is one hit
+    judged_items: int = 0
 
     @property
     def percent(self) -> float:
         return 100.0 * self.judged / self.hits if self.hits else 0.0
 
+    @property
+    def progress(self) -> Progress:
+        return Progress(self.task.kind, self.judged_items, self.items, self.judged, self.hits)
+
 
 def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
-    """Every campaign with a line per task: six grouped queries whatever the size."""
+    """Every campaign with a line per task: seven grouped queries whatever the size."""
     tasks = list(RetrievalTask.objects.select_related("campaign").order_by("campaign_id", "id"))
     summaries = {t.pk: TaskSummary(t) for t in tasks}
 
@@ -85,6 +91,9 @@ def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
         .values_list("assignment__topic__task_id", "n"),
         "judged",
     )
+    formula_items = PoolItem.objects.filter(topic__task__kind=RetrievalTask.Kind.FORMULA)
+    for task_id, (n, done) in official_item_counts(formula_items, "topic__task_id").items():
+        summaries[task_id].items, summaries[task_id].judged_items = n, done
     grouped: dict[int, tuple[Campaign, list[TaskSummary]]] = {}
     for task in tasks:
         grouped.setdefault(task.campaign_id, (task.campaign, []))[1].append(summaries[task.pk])

@@ -4,6 +4,10 @@ Training assignments cover only their round's items; everything else an assessor
 scoped through ``pool_items_of``. After a continue-move the hits judged by a previous
 assessor count as done (``assessment.selectors.handover``); their grades are never read here.
 Each function runs a fixed number of queries.
+
+Progress is told in the task's own units (``Progress``): a formula task's pool items are
+visually distinct formulae, each judged in up to N posts, so it counts both ("12 of 44
+formulae · 30 of 100 posts"); an answer task's items are answers, one hit each.
 """
 
 from __future__ import annotations
@@ -33,21 +37,94 @@ from assessment.selectors.handover import (
     line_judgments_of,
     previous_judgments,
 )
+from collection.models import RetrievalTask
 from pooling.models import Hit, PoolItem
 
 __all__ = [
     "AssignmentProgress",
     "ItemStatus",
+    "Progress",
     "SubqueryCount",
+    "Units",
     "assignment_for",
     "assignments_with_progress",
     "item_statuses",
     "next_unjudged_item_id",
+    "official_item_counts",
     "pool_items_of",
+    "progress_of",
+    "units_of",
 ]
 
 
 _HJ = "hits__judgments__"  # from a pool item to its hits' judgments
+
+
+@dataclass(frozen=True)
+class Units:
+    """What a task's pool items and hits are called, singular and plural."""
+
+    item: str
+    items: str
+    hit: str
+    hits: str
+
+    @property
+    def item_is_hit(self) -> bool:
+        """One hit per item (answers): counting both would say the same thing twice."""
+        return self.item == self.hit
+
+
+ANSWER_UNITS = Units("answer", "answers", "answer", "answers")
+UNITS = {
+    RetrievalTask.Kind.ANSWER: ANSWER_UNITS,
+    RetrievalTask.Kind.OPENQA: ANSWER_UNITS,
+    RetrievalTask.Kind.FORMULA: Units("formula", "formulae", "post", "posts"),
+}
+
+
+def units_of(kind: str) -> Units:
+    """The units of a task kind; an unknown kind counts neutral items and hits."""
+    return UNITS.get(kind, Units("item", "items", "hit", "hits"))  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How much of a topic (or a task) is judged, in its units."""
+
+    kind: str
+    judged_items: int
+    items: int
+    judged_hits: int
+    hits: int
+
+    @property
+    def units(self) -> Units:
+        return units_of(self.kind)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.judged_hits / self.hits) if self.hits else 0
+
+    @property
+    def counts_items(self) -> bool:
+        """Whether items and hits differ (formulae in posts) and both are told."""
+        return not self.units.item_is_hit
+
+    @property
+    def items_word(self) -> str:
+        return self.units.item if self.items == 1 else self.units.items
+
+    @property
+    def hits_word(self) -> str:
+        return self.units.hit if self.hits == 1 else self.units.hits
+
+    def __str__(self) -> str:
+        """Like "12 of 44 formulae · 30 of 100 posts", or "30 of 100 answers"."""
+        hits = f"{self.judged_hits} of {self.hits} {self.hits_word}"
+        if not self.counts_items:
+            return hits
+        return f"{self.judged_items} of {self.items} {self.items_word} · {hits}"
 
 
 class SubqueryCount(Subquery):
@@ -81,6 +158,13 @@ class AssignmentProgress:
     total: int
     flagged: int
     continue_item_id: int | None
+    judged_items: int = 0
+    items: int = 0
+
+    @property
+    def progress(self) -> Progress:
+        kind = self.assignment.topic.task.kind
+        return Progress(kind, self.judged_items, self.items, self.judged, self.total)
 
     @property
     def percent(self) -> int:
@@ -96,7 +180,8 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
 
     Judged hits are those of the assignment's line (after a continue-move, the earlier
     assessors' judgments count as done); flagged ones are the assessor's own. One query:
-    counts and the first unjudged item (pool display order) are subqueries.
+    counts (hits and items, each with how many are judged) and the first unjudged item (pool
+    display order) are subqueries.
     """
 
     def outer(name: str) -> OuterRef:  # the assignment row, three subqueries out
@@ -117,6 +202,19 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
         When(training_round__isnull=True, then=Subquery(unjudged[:1])),
         default=Subquery(unjudged.filter(training_rounds=OuterRef("training_round"))[:1]),
     )
+    topic_items = PoolItem.objects.filter(topic=OuterRef("topic"))
+    done_items = topic_items.filter(Exists(Hit.objects.filter(item=OuterRef("pk")))).exclude(
+        Exists(_unjudged_hits(outer("pk"), outer("line_start"), OuterRef("pk")))
+    )
+
+    def scoped(items: QuerySet[PoolItem]) -> Case:
+        return Case(
+            When(training_round__isnull=True, then=Coalesce(SubqueryCount(items), 0)),
+            default=Coalesce(
+                SubqueryCount(items.filter(training_rounds=OuterRef("training_round"))), 0
+            ),
+        )
+
     rows = (
         Assignment.objects.filter(assessor_id=assessor.pk, revoked_at__isnull=True)
         .select_related("topic__task__campaign", "training_round")
@@ -128,6 +226,8 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
             n_judged=Coalesce(SubqueryCount(Judgment.objects.filter(line)), 0),
             n_flagged=Coalesce(SubqueryCount(own.exclude(flag="")), 0),
             continue_item=first_unjudged,
+            n_items=scoped(topic_items),
+            n_items_done=scoped(done_items),
         )
         .order_by("topic__task__campaign__name", "topic__task__kind", "topic__id", "purpose")
     )
@@ -138,6 +238,8 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
             total=row.n_total,
             flagged=row.n_flagged,
             continue_item_id=row.continue_item,
+            judged_items=row.n_items_done,
+            items=row.n_items,
         )
         for row in rows
     ]
@@ -215,3 +317,33 @@ def next_unjudged_item_id(statuses: list[ItemStatus], after_item_id: int | None)
     start = next((s.position for s in statuses if s.item_id == after_item_id), 0)
     ordered = statuses[start:] + statuses[:start]
     return next((s.item_id for s in ordered if s.judged < s.hits), None)
+
+
+def progress_of(statuses: list[ItemStatus], kind: str = "") -> Progress:
+    """The progress of one assignment from its item statuses (no query); without the task's
+    kind its units are neutral (the counts are the same)."""
+    return Progress(
+        kind,
+        judged_items=sum(1 for s in statuses if s.hits and s.judged >= s.hits),
+        items=len(statuses),
+        judged_hits=sum(s.judged for s in statuses),
+        hits=sum(s.hits for s in statuses),
+    )
+
+
+def official_item_counts(items: QuerySet[PoolItem], group: str) -> dict[int, tuple[int, int]]:
+    """Items and fully judged items per ``group`` (a field path of PoolItem such as
+    ``"topic_id"``), a hit counting as judged once an official assignment judged it (a
+    revoked one too: the topic's work is done whoever holds it now). One grouped query."""
+    judged = Judgment.objects.filter(
+        hit=OuterRef("pk"), assignment__purpose=Assignment.Purpose.OFFICIAL
+    )
+    unjudged = Hit.objects.filter(item=OuterRef("pk")).exclude(Exists(judged))
+    done = Q(Exists(Hit.objects.filter(item=OuterRef("pk")))) & ~Q(Exists(unjudged))
+    rows = (
+        items.order_by()
+        .values(group)
+        .annotate(n=Count("pk"), n_done=Count("pk", filter=done))
+        .values_list(group, "n", "n_done")
+    )
+    return {key: (n, n_done) for key, n, n_done in rows}

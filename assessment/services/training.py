@@ -49,7 +49,7 @@ def gold_qrels_parse(text: str, *, top: int = 3) -> dict[tuple[str, str], int]:
     and an evaluation qrels refuse the same lines: a malformed line, a grade that is not an
     integer in 0-6, a repeated (topic, id), each reported with its line number. Task 3's flag
     codes (5 = system failure, 6 = do not know) are valid qrels but not gold grades: skipped.
-    A grade outside the task's scale is reported with its topic and id.
+    A grade outside the task's scale is reported with its line.
     """
     try:
         entries = qrels_parse(text)
@@ -64,8 +64,7 @@ def gold_qrels_parse(text: str, *, top: int = 3) -> dict[tuple[str, str], int]:
             gold[(entry.topic, entry.doc)] = entry.grade
         elif entry.grade not in FLAG_CODES:
             problems.append(
-                f"topic {entry.topic} id {entry.doc}: grade {entry.grade} is not on this "
-                f"task's scale 0-{top}"
+                f"line {entry.line}: grade {entry.grade} is not on this task's scale 0-{top}"
             )
     if problems:
         raise TrainingError(problems[:20])

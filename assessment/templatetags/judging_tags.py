@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from django import template
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+
+from assessment.selectors.progress import Progress
 
 register = template.Library()
 CHECKED = mark_safe(" checked")
@@ -52,3 +54,24 @@ def grade_tone(value: int | None, guidelines: Any) -> str:
 def grade_label(value: int | None, guidelines: Any) -> str:
     """The label of a grade of the task's scale ("High" …)."""
     return "" if value is None else guidelines.current.scale.label(value)
+
+
+@register.simple_tag
+def progress_text(progress: Progress, live: bool = False) -> SafeString:
+    """Like "<b>12</b> of 44 formulae · <b>30</b> of 100 posts judged" (``str(progress)`` with
+    the judged counts in bold); ``live`` marks the counts for static/js/judge.js to update."""
+    judged_items = mark_safe(" data-judged-items") if live else ""
+    judged_hits = mark_safe(" data-judged") if live else ""
+    hits = format_html(
+        "<b{}>{}</b> of {} {}", judged_hits, progress.judged_hits, progress.hits, progress.hits_word
+    )
+    if not progress.counts_items:
+        return format_html("{} judged", hits)
+    return format_html(
+        "<b{}>{}</b> of {} {} · {} judged",
+        judged_items,
+        progress.judged_items,
+        progress.items,
+        progress.items_word,
+        hits,
+    )

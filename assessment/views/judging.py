@@ -29,6 +29,7 @@ from assessment.selectors.progress import (
     assignments_with_progress,
     item_statuses,
     next_unjudged_item_id,
+    progress_of,
 )
 from assessment.services.judging import (
     HitVerdict,
@@ -82,6 +83,7 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """Every item of the topic (judged, unjudged, flagged) to jump to and revise."""
     assignment = _assignment_or_404(request, assignment_id)
     statuses = item_statuses(assignment, detail=True)
+    progress = progress_of(statuses, assignment.topic.task.kind)
     wanted = request.GET.get("show", "all")
     shown = [s for s in statuses if wanted in ("all", s.state)]
     counts = {
@@ -95,8 +97,8 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "counts": counts,
         "total": len(statuses),
         "show": wanted,
-        "judged_hits": sum(s.judged for s in statuses),
-        "total_hits": sum(s.hits for s in statuses),
+        "progress": progress,
+        "units": progress.units,
     }
     return render(request, "assessment/items.html", context)
 
@@ -121,6 +123,8 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
         "guidelines": guidelines,
         "choices": [(c.value, c.label, c.key, c.tone) for c in guidelines.choices],
         "judge_scale": guidelines.judge_data(),
+        "progress": page.progress,
+        "units": page.progress.units,
         "is_formula": page.kind == RetrievalTask.Kind.FORMULA,
         "form_error": " ".join(general),
         "opened_at": int(time.time()),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 GRADE_SYSTEM_FAILURE = 5  # Task 3 file code for the "system failure" flag
@@ -28,6 +28,7 @@ class QrelsEntry:
     doc: str
     grade: int
     iteration: str = "0"
+    line: int = field(default=0, compare=False)  # where it was read, for messages
 
 
 class QrelsFormatError(ValueError):
@@ -64,7 +65,7 @@ def qrels_parse(text: str, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEnt
             problems.append((number, f"repeated topic {fields[0]} id {fields[2]}"))
         else:
             seen.add((fields[0], fields[2]))
-            entries.append(QrelsEntry(fields[0], fields[2], int(fields[3]), fields[1]))
+            entries.append(QrelsEntry(fields[0], fields[2], int(fields[3]), fields[1], number))
         if len(problems) >= MAX_PROBLEMS:
             break
     if problems:

@@ -73,6 +73,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "assessment.roles.menu",
             ],
         },
     },
@@ -105,7 +106,8 @@ INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: turns a lockout into the page below
 AUTHENTICATION_BACKENDS = [
     "config.auth.LoginLockoutBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's model backend, loading the user's roles with the user (menus need no query).
+    "assessment.roles.RoleAwareBackend",
 ]
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))

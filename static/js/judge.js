@@ -1,8 +1,15 @@
 // The judging page, keyboard first. Without this file the page is a plain form POST.
 //
 // - Keys: the task's grade keys (3 2 1 0 / h m l n by default) grade the focused hit, its flag
-//   keys (f / d) flag it, Tab j / Shift+Tab k move
-//   between hits, Enter submits the item, ← / → go to the previous / next item, ? legend.
+//   keys (f / d) flag it (the page's #judge-scale JSON), j / k move between hits, t opens the
+//   focused hit's thread and q the topic's (new tab), Enter submits the item, ← / → go to the
+//   previous / next item, ? legend. Tab is the browser's own: it reaches every link and
+//   control, and focusing something inside a hit makes that hit the focused one.
+// - Drafts: what is chosen or typed and not saved yet is kept in localStorage per (user,
+//   assignment, item), with the revision of the saved judgment it was made against. A reload,
+//   a crash or a closed tab brings it back as "restored, not saved yet"; a newer saved
+//   judgment wins over an older draft; a successful submit clears it; logging out clears
+//   every draft of the browser (static/js/session.js).
 // - Submit goes to the JSON endpoint (data-api) without reloading; a failed request keeps the
 //   page as it is and retries with the same client token, so the server stores it once.
 // - After a submit the next unjudged item is fetched and swapped in (no full reload).
@@ -15,9 +22,13 @@
   var RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15000];
   // The task's scale (issue 12 §4), read from the page's #judge-scale JSON by readScale():
   // key -> choice (a grade as text or a flag code), flag code -> label, what to choose.
+  // Keys that are not grades (assessment.guidelines.RESERVED_KEYS keeps scales off them):
+  //   j k t q c g ? Enter Escape ← →
   var KEY_CHOICES = {};
   var FLAGS = {};
   var CHOOSE_HINT = "";
+  var DRAFT_PREFIX = "qrelsmith.draft.";
+  var DRAFT_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
   function readScale(root) {
     var blob = root.querySelector("#judge-scale");
     var scale = blob ? JSON.parse(blob.textContent) : {};
@@ -57,7 +68,7 @@
   }, { passive: true });
 
   // ---- Page state -----------------------------------------------------------------------
-  var page = null; // {root, form, hits, focus, pending, retryTimer, leaveArmedUntil}
+  var page = null; // {root, form, hits, keys, focus, pending, retryTimer, leaveArmedUntil}
 
   function $(selector, scope) { return (scope || document).querySelector(selector); }
   function $all(selector, scope) { return Array.prototype.slice.call((scope || document).querySelectorAll(selector)); }
@@ -83,9 +94,117 @@
     var dirty = choice !== hit.dataset.choice || hitComment(hit).trim() !== hit.dataset.comment;
     hit.classList.toggle("is-dirty", dirty);
     hit.classList.toggle("is-judged", !!choice && !dirty);
+    if (!dirty) hit.classList.remove("is-restored");
     hit.classList.toggle("needs-comment", !!FLAGS[choice] && !hitComment(hit).trim());
     var state = $("[data-state]", hit);
-    if (state) state.textContent = dirty ? "not saved yet" : choice ? "saved" : "not judged";
+    if (state) {
+      state.textContent = !dirty ? (choice ? "saved" : "not judged")
+        : hit.classList.contains("is-restored") ? "restored, not saved yet" : "not saved yet";
+    }
+  }
+
+  function setChoice(hit, value) {
+    $all("input[type=radio]", hit).forEach(function (radio) { radio.checked = radio.value === value; });
+  }
+
+  // ---- Drafts (localStorage) -----------------------------------------------------------
+  var storage = (function () {
+    try {
+      var probe = DRAFT_PREFIX + "probe";
+      window.localStorage.setItem(probe, "1");
+      window.localStorage.removeItem(probe);
+      return window.localStorage;
+    } catch (error) {
+      return null;  // private mode or storage disabled: the page warns before unloading
+    }
+  })();
+
+  function draftKey() {
+    var user = document.body.dataset.user;
+    if (!storage || !user || !page) return null;
+    return DRAFT_PREFIX + user + "." + page.form.dataset.assignment + "." + page.form.dataset.item;
+  }
+
+  function readDraft() {
+    var key = draftKey();
+    if (!key) return null;
+    try {
+      var draft = JSON.parse(storage.getItem(key) || "null");
+      return draft && typeof draft.hits === "object" ? draft : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
+  // Keeps the unsaved hits of the page (nothing when every hit is as saved).
+  function saveDraft() {
+    var key = draftKey();
+    if (!key) return;
+    var hits = {};
+    var count = 0;
+    page.hits.forEach(function (hit) {
+      if (!hit.classList.contains("is-dirty")) return;
+      hits[hit.dataset.hit] = { choice: hitChoice(hit), comment: hitComment(hit), revision: hit.dataset.revision };
+      count += 1;
+    });
+    try {
+      if (count) storage.setItem(key, JSON.stringify({ saved: Date.now(), hits: hits }));
+      else storage.removeItem(key);
+    } catch (error) { /* storage full: the page still has it */ }
+  }
+
+  function clearDraft() {
+    var key = draftKey();
+    if (key) storage.removeItem(key);
+  }
+
+  // Puts a draft's hits back, unless the saved judgment changed since the draft was made.
+  function restoreDraft() {
+    var draft = readDraft();
+    if (!draft) return;
+    var restored = 0;
+    page.hits.forEach(function (hit) {
+      var kept = draft.hits[hit.dataset.hit];
+      if (!kept || String(kept.revision) !== hit.dataset.revision) return;  // newer save wins
+      setChoice(hit, kept.choice || "");
+      $("textarea", hit).value = kept.comment || "";
+      hit.classList.add("is-restored");
+      markHit(hit);
+      if (hit.classList.contains("is-dirty")) restored += 1;
+      else hit.classList.remove("is-restored");
+    });
+    saveDraft();  // drops what did not apply
+    if (!restored) return;
+    var what = restored === 1 ? "1 unsaved choice" : restored + " unsaved choices";
+    status("Restored " + what + " from your last visit — not saved yet. Enter saves.", "info",
+      { label: "Discard", run: discardDraft }, 8000);
+  }
+
+  function discardDraft() {
+    page.hits.forEach(function (hit) {
+      if (!hit.classList.contains("is-restored")) return;
+      setChoice(hit, hit.dataset.choice);
+      $("textarea", hit).value = hit.dataset.comment;
+      hit.classList.remove("is-restored");
+      markHit(hit);
+    });
+    saveDraft();
+    status("Draft discarded: the saved judgments are shown.", "info");
+  }
+
+  function purgeOldDrafts() {
+    if (!storage) return;
+    var now = Date.now();
+    for (var i = storage.length - 1; i >= 0; i -= 1) {
+      var key = storage.key(i);
+      if (!key || key.indexOf(DRAFT_PREFIX) !== 0) continue;
+      try {
+        var draft = JSON.parse(storage.getItem(key));
+        if (!draft || !(now - draft.saved < DRAFT_MAX_AGE_MS)) storage.removeItem(key);
+      } catch (error) {
+        storage.removeItem(key);
+      }
+    }
   }
 
   function showHitError(hit, text) {
@@ -96,7 +215,7 @@
   }
 
   var statusTimer = null;
-  function status(text, kind, action) {
+  function status(text, kind, action, showMs) {
     var box = $("#judge-status");
     if (!box) return;
     clearTimeout(statusTimer);
@@ -111,26 +230,44 @@
     }
     box.hidden = !text;
     if (kind === "saved" || kind === "info") {
-      statusTimer = setTimeout(function () { box.hidden = true; }, 2500);
+      statusTimer = setTimeout(function () { box.hidden = true; }, showMs || 2500);
     }
+  }
+
+  // Which hit the keys act on; the DOM focus stays where it is (Tab moved it there).
+  function markFocus(index) {
+    page.focus = (index + page.hits.length) % page.hits.length;
+    page.hits.forEach(function (hit, i) { hit.classList.toggle("is-focused", i === page.focus); });
   }
 
   function setFocus(index, scroll) {
     if (!page || !page.hits.length) return;
-    page.focus = (index + page.hits.length) % page.hits.length;
-    page.hits.forEach(function (hit, i) { hit.classList.toggle("is-focused", i === page.focus); });
+    markFocus(index);
     var hit = page.hits[page.focus];
     hit.focus({ preventScroll: true });
     if (scroll !== false) hit.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+
+  function openThread(which) {
+    var scope = which === "topic" ? page.root : page.hits[page.focus];
+    var link = scope && $(which === "topic" ? "[data-topic-thread]" : "[data-hit-thread]", scope);
+    if (!link) {
+      status(which === "topic" ? "The topic's own question is not in the collection: it has no thread here."
+        : "This hit has no thread in the collection.", "info");
+      return;
+    }
+    window.open(link.href, "_blank", "noopener,noreferrer");
   }
 
   function choose(value) {
     var hit = page.hits[page.focus];
     if (!hit) return;
     var radio = $('input[type=radio][value="' + value + '"]', hit);
+    if (!radio) return;
     radio.checked = true;
     showHitError(hit, "");
     markHit(hit);
+    saveDraft();
     if (FLAGS[value]) {
       $("textarea", hit).focus();  // a flag needs a reason
     } else if (page.hits.length > 1 && page.focus < page.hits.length - 1) {
@@ -253,8 +390,9 @@
       var value = j.grade === null || j.grade === undefined ? j.flag : String(j.grade);
       hit.dataset.choice = value;
       hit.dataset.comment = (j.comment || "").trim();
-      var radio = $('input[type=radio][value="' + value + '"]', hit);
-      if (radio) radio.checked = true;
+      hit.dataset.revision = String(j.revision);
+      hit.classList.remove("is-restored");
+      setChoice(hit, value);
       $("textarea", hit).value = j.comment || "";
       showHitError(hit, "");
       markHit(hit);
@@ -265,14 +403,17 @@
     if (typeof data.judged_hits !== "number") return;
     var judged = $("[data-judged]", page.root);
     if (judged) judged.textContent = data.judged_hits;
+    var items = $("[data-judged-items]", page.root);
+    if (items && typeof data.judged_items === "number") items.textContent = data.judged_items;
     var bar = $("[data-progress]", page.root);
-    if (bar && data.total_hits) bar.style.width = Math.round((100 * data.judged_hits) / data.total_hits) + "%";
+    if (bar) bar.value = data.judged_hits;
   }
 
   function saved(data) {
     page.pending = null;
     clock.reset();
     applyJudgments(data.judgments || [], true);
+    clearDraft();
     updateProgress(data);
     var next = data.next_unjudged_url;
     if (next) {
@@ -336,15 +477,17 @@
     if (!link) { status(direction === "next" ? "This is the last item." : "This is the first item.", "info"); return; }
     if (isDirty() && !(page.leaveArmedUntil > Date.now())) {
       page.leaveArmedUntil = Date.now() + 4000;
-      status("Unsaved changes here. Enter submits them; press " + (direction === "next" ? "→" : "←") + " again to leave them.", "error");
+      status("Unsaved changes here. Enter submits them; press " + (direction === "next" ? "→" : "←") +
+        " again to leave them" + (storage ? " (kept as a draft on this computer)." : "."), "error");
       return;
     }
     go(link.href, true);
   }
 
   window.addEventListener("popstate", function () { if (page) go(location.href, false); });
+  // A draft survives a reload; without storage, unsaved work would not.
   window.addEventListener("beforeunload", function (event) {
-    if (isDirty() || (page && page.pending)) { event.preventDefault(); event.returnValue = ""; }
+    if (!storage && (isDirty() || (page && page.pending))) { event.preventDefault(); event.returnValue = ""; }
   });
 
   // ---- Keyboard ------------------------------------------------------------------------
@@ -370,15 +513,17 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    var key = event.key;
-    var inBar = target.closest && target.closest(".judge-bar, .overlay-card, .topbar");
-    if (key === "Tab" && inBar) return; // the bar's links keep their ordinary Tab order
-    if (KEY_CHOICES[key.toLowerCase()] !== undefined && key.length === 1) {
+    var key = event.key;  // Tab is never taken: it reaches every link and control
+    var lower = key.length === 1 ? key.toLowerCase() : key;
+    if (key.length === 1 && Object.prototype.hasOwnProperty.call(page.keys, lower)) {
       event.preventDefault();
-      choose(KEY_CHOICES[key.toLowerCase()]);
-    } else if (key === "Tab" || key === "j" || key === "k") {
+      choose(page.keys[lower]);
+    } else if (key === "j" || key === "k") {
       event.preventDefault();
-      setFocus(page.focus + (key === "k" || (key === "Tab" && event.shiftKey) ? -1 : 1));
+      setFocus(page.focus + (key === "k" ? -1 : 1));
+    } else if (lower === "t" || lower === "q") {
+      event.preventDefault();
+      openThread(lower === "q" ? "topic" : "hit");
     } else if (key === "Enter") {
       if (target.tagName === "A" || target.tagName === "BUTTON" || target.tagName === "SUMMARY") return;
       event.preventDefault();
@@ -406,15 +551,19 @@
     var form = $("#judge-form", root);
     if (!form) return;
     readScale(root);
-    page = { root: root, form: form, hits: $all(".hit", form), focus: 0, pending: null, retryTimer: null };
+    page = {
+      root: root, form: form, hits: $all(".hit", form), keys: KEY_CHOICES, focus: 0,
+      pending: null, retryTimer: null,
+    };
     page.hits.forEach(function (hit, i) {
       hit.dataset.comment = hitComment(hit).trim();
       markHit(hit);
       hit.addEventListener("mousedown", function (event) {
         if (event.target.tagName !== "TEXTAREA") setFocus(i, false);
       });
-      hit.addEventListener("change", function () { showHitError(hit, ""); markHit(hit); });
-      hit.addEventListener("input", function () { markHit(hit); });
+      hit.addEventListener("focusin", function () { markFocus(i); });
+      hit.addEventListener("change", function () { showHitError(hit, ""); markHit(hit); saveDraft(); });
+      hit.addEventListener("input", function () { markHit(hit); saveDraft(); });
       $all("input[type=radio]", hit).forEach(function (radio) {
         radio.addEventListener("change", function () {
           if (FLAGS[radio.value]) $("textarea", hit).focus();
@@ -429,6 +578,7 @@
     $all("[data-nav]", root).forEach(function (link) {
       link.addEventListener("click", function (event) { event.preventDefault(); leave(link.dataset.nav); });
     });
+    restoreDraft();
     var firstOpen = page.hits.findIndex(function (hit) { return !hitChoice(hit); });
     setFocus(firstOpen >= 0 ? firstOpen : 0, false);
     document.body.classList.add("judge-js");
@@ -436,6 +586,7 @@
 
   function start() {
     var root = document.getElementById("judge-app");
+    purgeOldDrafts();
     if (root) init(root);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

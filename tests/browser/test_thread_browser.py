@@ -67,6 +67,9 @@ def test_a_collection_link_opens_the_linked_post_in_its_thread_when_clicked(
 ) -> None:
     login("alice")
     page.goto("/threads/100/")
-    page.click("a.post-link")
-    page.wait_for_url("**/threads/200/#post-202")
-    assert page.locator("#post-202").is_visible()
+    with page.context.expect_page() as opened:  # links of posts open in a new tab
+        page.click("a.post-link")
+    tab = opened.value
+    tab.wait_for_url("**/threads/200/#post-202")
+    assert tab.locator("#post-202").is_visible()
+    assert page.url.endswith("/threads/100/")  # the page the link was on stays

@@ -125,11 +125,11 @@ def test_new_assessor_sees_no_earlier_grade_or_comment_anywhere_when_topic_moved
     bob.get(reverse("assessment:home"))  # warm the session
     continuing = handover == CONTINUE
     home = bob.get(reverse("assessment:home")).content.decode()
-    assert f"<b>{2 if continuing else 0}</b> / 4 judged" in home
+    assert f"<b>{2 if continuing else 0}</b> of 4 answers judged" in home
     with django_assert_max_num_queries(4):
         items = bob.get(reverse("assessment:items", args=[new_id])).content.decode()
     assert items.count("state-previous") == (2 if continuing else 0)
-    assert "grade-H" not in items
+    assert "grade-high" not in items
     assert "⚑" not in items.split("item-grid")[1]
     for index, item in enumerate(pool.items):
         hit = pool.hits[index][0]
@@ -241,7 +241,7 @@ def test_formula_item_shows_only_the_hits_left_when_partly_judged_before_the_mov
     assert (response.json()["judged_hits"], response.json()["total_hits"]) == (3, 3)
     assert response.json()["next_unjudged_url"] is None
     items = bob.get(reverse("assessment:items", args=[new_id])).content.decode()
-    assert "state-judged grade-M" in items  # Bob's own grade only
+    assert "state-judged grade-medium" in items  # Bob's own grade only
 
 
 def test_organizer_page_moves_with_the_chosen_handover_and_says_what_stays() -> None:

@@ -53,7 +53,7 @@ def test_home_shows_progress_and_continue_link_when_partly_judged() -> None:
     assert response.status_code == 200
     html = response.content.decode()
     assert pool.topic.number in html
-    assert "<b>1</b> / 4 judged" in html
+    assert "<b>1</b> of 4 answers judged" in html
     assert _judge(assignment.pk, pool.items[1].pk) in html
 
 
@@ -273,14 +273,15 @@ def test_pages_and_submit_run_constant_queries_whatever_the_pool_size(
         with django_assert_max_num_queries(6):
             assert client.get(_api(assignment.pk, pool.items[0].pk)).status_code == 200
         verdicts = [{"hit": h.pk, "grade": 2} for h in pool.hits[0]]
-        # 10: reading the assignment's topic and taking its pool lock (issue 11 §5) are two.
-        with django_assert_max_num_queries(10):
+        # 11: reading the assignment's topic and taking its pool lock (issue 11 §5) are two,
+        # reading the task's guidelines (issue 12 §4) one.
+        with django_assert_max_num_queries(11):
             response = _post_json(
                 client, _api(assignment.pk, pool.items[0].pk), {"judgments": verdicts}
             )
             assert response.status_code == 200  # type: ignore[attr-defined]
         data = {f"choice-{h.pk}": "1" for h in pool.hits[1]}
-        with django_assert_max_num_queries(11):
+        with django_assert_max_num_queries(12):  # the same three as above
             assert client.post(_judge(assignment.pk, pool.items[1].pk), data).status_code == 302
     with django_assert_max_num_queries(3):
         assert client.get(reverse("assessment:home")).status_code == 200

@@ -98,8 +98,10 @@ def test_thread_page_rewrites_collection_links_and_inerts_others_when_rendering(
     assessor_client, thread_id: int
 ) -> None:
     html = assessor_client.get(f"/threads/{thread_id}/").content.decode()
-    assert '<a class="post-link" href="/threads/2000/#post-2000">the other question</a>' in html
-    assert '<a class="post-link" href="/threads/2000/#post-2002">its answer</a>' in html
+    new_tab = 'target="_blank" rel="noopener noreferrer"'  # links of posts open in a new tab
+    link = '<a class="post-link" href="/threads/2000/#post-{}" ' + new_tab + ">{}</a>"
+    assert link.format(2000, "the other question") in html
+    assert link.format(2002, "its answer") in html
     assert '<span class="inert-link" title="https://example.org/paper.pdf">a paper</span>' in html
     assert 'href="https://example.org' not in html
     assert (

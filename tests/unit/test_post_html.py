@@ -40,15 +40,18 @@ def test_linked_post_ids_finds_collection_posts_when_linked(html: str, expected:
     [
         (
             '<a href="https://math.stackexchange.com/q/12">q</a>',
-            '<a class="post-link" href="/threads/12/#post-12">q</a>',
+            '<a class="post-link" href="/threads/12/#post-12" target="_blank"'
+            ' rel="noopener noreferrer">q</a>',
         ),
         (
             '<a href="/questions/5/title/7#7">an answer</a>',
-            '<a class="post-link" href="/threads/5/#post-7">an answer</a>',
+            '<a class="post-link" href="/threads/5/#post-7" target="_blank"'
+            ' rel="noopener noreferrer">an answer</a>',
         ),
         (
             '<a href="/questions/5/title/8#8">answer not in the collection</a>',
-            '<a class="post-link" href="/threads/5/#post-5">answer not in the collection</a>',
+            '<a class="post-link" href="/threads/5/#post-5" target="_blank"'
+            ' rel="noopener noreferrer">answer not in the collection</a>',
         ),
         (
             '<a href="https://math.stackexchange.com/q/404">missing</a>',

@@ -1,0 +1,73 @@
+"""Who sees which menu: organizers everything, participants their runs and results, assessors
+their assignments (one home for the rule; templates read ``menu``).
+
+An organizer is a staff user; a participant is a member of a team; an assessor is anyone with
+an active assignment, and every logged-in user who is not a participant (an assessor waiting
+for topics still lands on /assess/). Whether a user is in a team or holds an assignment comes
+with the user row itself (``RoleAwareBackend``), so the menu costs no query on any page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.db.models import Exists, OuterRef
+from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+from assessment.models import Assignment
+from pooling.models import Team
+
+__all__ = ["Menu", "RoleAwareBackend", "menu", "menu_for"]
+
+
+def _with_roles(users: Any) -> Any:
+    return users.annotate(
+        in_team=Exists(Team.objects.filter(members=OuterRef("pk"))),
+        has_assignments=Exists(
+            Assignment.objects.filter(assessor=OuterRef("pk"), revoked_at__isnull=True)
+        ),
+    )
+
+
+class RoleAwareBackend(ModelBackend):
+    """Django's model backend, loading the session's user with its two role flags."""
+
+    def get_user(self, user_id: Any) -> Any:
+        model = get_user_model()
+        user = _with_roles(model._default_manager.filter(pk=user_id)).first()
+        return user if user is not None and self.user_can_authenticate(user) else None
+
+
+@dataclass(frozen=True)
+class Menu:
+    assess: bool = False  # My assignments
+    runs: bool = False  # Runs (upload and list)
+    results: bool = False
+    organize: bool = False  # Organize, Pools, Admin
+
+
+def menu_for(user: Any) -> Menu:
+    """The menu entries a user can use."""
+    if user is None or not user.is_authenticated:
+        return Menu()
+    if user.is_staff:
+        return Menu(assess=True, runs=True, results=True, organize=True)
+    if not hasattr(user, "in_team"):  # loaded some other way (a token, a test): ask
+        user = _with_roles(get_user_model()._default_manager.filter(pk=user.pk)).first()
+        if user is None:
+            return Menu()
+    participant = bool(user.in_team)
+    return Menu(
+        assess=bool(user.has_assignments) or not participant,
+        runs=participant,
+        results=participant,
+    )
+
+
+def menu(request: HttpRequest) -> dict[str, Any]:
+    """Context processor: ``menu`` for base.html's navigation, worked out only when used."""
+    return {"menu": SimpleLazyObject(lambda: menu_for(getattr(request, "user", None)))}
