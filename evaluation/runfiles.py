@@ -28,7 +28,7 @@ from evaluation.measures import (
     evaluate_openqa_answers,
 )
 from evaluation.qrels import TaskKind, qrels_grades, qrels_read_path
-from pooling.formats import ParsedRun, RunFormat, detect_format, read_run_path
+from pooling.formats import ParsedRun, RunContext, RunFormat, detect_format, read_run_path
 
 # (topic, doc, score, tag) columns of each layout; Task 3's doc is the topic (one answer each).
 COLUMNS: dict[RunFormat, tuple[int, int, int, int]] = {
@@ -143,8 +143,8 @@ def _fast_rows(lines: list[str], run_format: RunFormat) -> tuple[str, list[RunRo
     return (tag or ""), rows
 
 
-def _parsed(path: Path) -> ParsedRun:
-    parsed = read_run_path(path)
+def _parsed(path: Path, task_kind: str | None = None) -> ParsedRun:
+    parsed = read_run_path(path, context=RunContext(task_kind=task_kind))
     fatal = [p for p in parsed.errors if TOLERATED not in p.message]
     if fatal or parsed.format is None:
         listed = "; ".join(
@@ -172,7 +172,15 @@ def read_answer_run(path: str | Path, *, answer_map: AnswerMap | None = None) ->
         fast = _fast_ranked(lines, run_format)  # type: ignore[arg-type]
         if fast is not None:
             return EvaluationRun(path.name, fast[0], run_format.value, ranked=fast[1])  # type: ignore[union-attr]
-    parsed = _parsed(path)
+    try:
+        parsed = _parsed(path)
+    except RunFileError as error:
+        # Told apart from the first line alone, a native Task 3 row with an empty sources
+        # column looks like a Task 1 row; read as Task 3 it may be fine.
+        try:
+            parsed = _parsed(path, "openqa")
+        except RunFileError:
+            raise error from None
     if parsed.format is not RunFormat.ARQMATH_OPENQA:
         ranked = [(r.topic, r.doc, r.rank, r.score) for r in parsed.rows]
         return EvaluationRun(path.name, parsed.tag, parsed.format.value, ranked=ranked)  # type: ignore[union-attr]

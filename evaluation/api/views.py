@@ -74,12 +74,11 @@ class QrelsListView(generics.ListAPIView):
                 allow_incomplete=data["allow_incomplete"],
             )
         except QrelsIncompleteError as error:
-            raise ValidationError(
-                {
-                    "detail": str(error),
-                    "unjudged": {t.topic: t.unjudged for t in error.readiness.incomplete_topics},
-                }
-            ) from error
+            unjudged = {t.topic: t.unjudged for t in error.readiness.incomplete_topics}
+            return Response(
+                {"detail": f"{error} (allow_incomplete)", "unjudged": unjudged},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         except QrelsExportError as error:
             raise ValidationError({"detail": str(error)}) from error
         return Response(QrelsVersionSerializer(version).data, status=status.HTTP_201_CREATED)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import asdict
 from typing import Any
@@ -209,7 +210,10 @@ def _summaries(
         "trials": TRIALS,
         "seed": job.seed,
         "measures": {
-            m: [asdict(test) for test in pairwise_tests(vectors[m], seed=job.seed, trials=TRIALS)]
+            m: [
+                _json_safe(asdict(test))
+                for test in pairwise_tests(vectors[m], seed=job.seed, trials=TRIALS)
+            ]
             for m in measures
         },
     }
@@ -222,6 +226,14 @@ def _summaries(
             if len(values) >= 2:  # one topic gives a degenerate "interval": show none
                 found[m] = list(bootstrap_ci(values, rng=rng, resamples=RESAMPLES))
         job.intervals[str(run.pk)] = found
+
+
+def _json_safe(test: dict[str, Any]) -> dict[str, Any]:
+    """JSON has no infinity: a t statistic of a constant non-zero difference is stored as null
+    (its p-value, 0, says the same)."""
+    return {
+        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in test.items()
+    }
 
 
 def _mean_vector(job: EvaluationJob, result: RunScores, topics: list[str], m: str) -> list[float]:

@@ -12,6 +12,7 @@ from collection.models import RetrievalTask
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.qrels import QrelsFormatError
+from evaluation.reports import AVERAGE_TEXT
 from evaluation.services import (
     QrelsExportError,
     QrelsIncompleteError,
@@ -74,6 +75,7 @@ def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "form": form,
         "upload": upload,
         "readiness": selectors.task_readiness(task, qrels_policy(task=task)),
+        "average_text": AVERAGE_TEXT[task.average],
         "versions": selectors.qrels_versions(task),
         "jobs": EvaluationJob.objects.filter(task=task).select_related("qrels")[:8],
     }

@@ -4,9 +4,9 @@ import pytest
 
 from assessment.models import Assignment, Judgment
 from collection.models import RetrievalTask
+from evaluation.answers import answer_id
 from evaluation.models import EvaluationJob, EvaluationResult
 from evaluation.services import evaluation_job_run, qrels_export
-from evaluation.answers import answer_id
 from pooling.algorithms import answer_key
 from tests.factories import (
     AssignmentFactory,
