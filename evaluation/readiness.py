@@ -138,11 +138,13 @@ def qrels_readiness(
             TopicReadiness(
                 topic,
                 len(items[topic]),
-                *tally,
+                judged=judged,
+                flagged=flagged,
+                unjudged=unjudged,
                 relevant=relevant[topic],
                 dropped=reasons.get(topic, ""),
             )
-            for topic, tally in counts.items()
+            for topic, (judged, flagged, unjudged) in counts.items()
         ),
         min_relevant or None,
     )

@@ -3,6 +3,8 @@ participants will see, publish or withdraw; every change is listed (issue 12 §1
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.db.models import Count, F, Q
 from django.http import HttpRequest, HttpResponse
@@ -36,7 +38,7 @@ def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
         chosen = next((v for v in versions if v.pk == publication.qrels_id), None)
     if chosen is None:
         chosen = next((v for v in versions if v.scored), versions[0] if versions else None)
-    context = {
+    context: dict[str, Any] = {
         "task": task,
         "publication": publication,
         "versions": versions,
