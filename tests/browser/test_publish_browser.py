@@ -4,9 +4,11 @@ and withdraw as an organizer, and what a participant sees before, during and aft
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from evaluation.models import EvaluationJob, PublicationEvent, QrelsVersion, TaskPublication
 from evaluation.services import evaluation_job_run
+from pooling.models import Run
 from tests.factories import HitFactory, PoolItemFactory, UserFactory
 from tests.integration.evaluation_data import judged_answer_task
 
@@ -102,6 +104,13 @@ def test_participant_sees_scores_only_while_organizer_has_published_the_task(
     assert page.is_visible("text=Incomplete qrels: 2 of 9 pool items were unjudged")
     assert not page.is_visible("text=Significance")
     screenshot("participant-after-publication")
+
+    # Beta replaces its run after the evaluation: no old score, "not scored yet" instead.
+    Run.objects.filter(pk=scene.beta.pk).update(version=2, uploaded_at=timezone.now())
+    page.reload()
+    row = page.locator("table.results-table tr.not-scored")
+    assert "not scored yet uploaded after the last evaluation" in " ".join(row.inner_text().split())
+    screenshot("participant-run-not-scored-yet")
 
     log_in_as("organizer")
     page.goto(f"/results/{scene.task.pk}/publication/")
