@@ -376,3 +376,43 @@ def assessor_means(pairs: Iterable[PairAgreement[A]]) -> list[AssessorMean[A]]:
         )
         for assessor, found in sorted(by_assessor.items(), key=lambda kv: repr(kv[0]))
     ]
+
+
+# --- Over a task's topics ------------------------------------------------------------------
+
+L = TypeVar("L", bound=Hashable)  # a topic label
+
+
+@dataclass(frozen=True)
+class TopicMean(Generic[L]):
+    """The mean of per-topic agreements over the topics where it is defined, and the topics
+    left out with the reason (ARQMath-2's post-assessment kappa)."""
+
+    mean: Agreement  # ``n`` counts the topics averaged
+    left_out: list[tuple[L, str]]
+
+
+def mean_over_topics(per_topic: Iterable[tuple[L, Agreement]]) -> TopicMean[L]:
+    """ARQMath-2 averaged each dual-assessed topic's kappa, leaving out topics where kappa is
+    undefined (fewer than 2 shared hits, no variation) instead of counting them as 0."""
+    values: list[float] = []
+    left_out: list[tuple[L, str]] = []
+    for label, agreement in per_topic:
+        if agreement.value is None:
+            left_out.append((label, agreement.reason))
+        else:
+            values.append(agreement.value)
+    if not values:
+        return TopicMean(Agreement(None, 0, "no topic with a defined kappa"), left_out)
+    return TopicMean(Agreement(statistics.fmean(values), len(values)), left_out)
+
+
+def pooled_pairs(ratings: Mapping[A, Rating[H]]) -> list[tuple[int, int]]:
+    """The shared grades of every pair of assessors together (first, second in assessor
+    order): the pooled table a single task-wide kappa is computed from."""
+    assessors = sorted(ratings, key=repr)
+    return [
+        pair
+        for first, second in combinations(assessors, 2)
+        for pair in shared_pairs(ratings[first], ratings[second])
+    ]

@@ -27,7 +27,8 @@ class RetrievalTaskInline(admin.TabularInline):
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
-    list_display = ("name", "submission_deadline", "results_published", "created_at")
+    # Publication is per task now: /results/ (evaluation.TaskPublication).
+    list_display = ("name", "submission_deadline", "created_at")
     search_fields = ("name",)
     inlines = [RetrievalTaskInline]
 
@@ -41,6 +42,8 @@ class RetrievalTaskAdmin(admin.ModelAdmin):
         "alternate_depth",
         "primary_k",
         "alternate_k",
+        "min_relevant",
+        "average",
     )
     list_filter = ("kind", "campaign")
     list_select_related = ("campaign",)

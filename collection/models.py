@@ -21,9 +21,6 @@ class Campaign(models.Model):
     max_alternate_runs = models.PositiveSmallIntegerField(
         default=4, help_text="Alternate runs allowed per team per task (ARQMath: 4)."
     )
-    results_published = models.BooleanField(
-        default=False, help_text="Participants see their own evaluation results."
-    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -41,6 +38,10 @@ class RetrievalTask(models.Model):
     class FormulaPolicy(models.TextChoices):
         VOTE = "vote", "Reciprocal-rank voting (ARQMath-2/3)"
         THREAD = "thread", "One answer per thread (ARQMath-1 guidelines)"
+
+    class Average(models.TextChoices):
+        ALL = "all", "All qrels topics, a missing topic scoring 0 (ARQMath-1's published tables)"
+        RUN = "run", "The run's evaluated topics (ARQMath-2/3 scripts, trec_eval without -c)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tasks")
     kind = models.CharField(max_length=10, choices=Kind.choices)
@@ -74,6 +75,18 @@ class RetrievalTask(models.Model):
         blank=True,
         related_name="+",
         help_text="For open QA: the answer task whose pools its answers join.",
+    )
+    # Protocol settings (issue 12 §2, §7): used by default by the qrels page, CLI and REST.
+    min_relevant = models.PositiveSmallIntegerField(
+        default=2,
+        help_text="Qrels drop topics with fewer H+M-relevant items than this (ARQMath: 2; "
+        "0 keeps every topic).",
+    )
+    average = models.CharField(
+        max_length=3,
+        choices=Average.choices,
+        default=Average.ALL,
+        help_text="Which topics a run's mean is taken over; recorded with every result.",
     )
 
     class Meta:

@@ -9,7 +9,9 @@ The protocol is the organizers' (DESIGN.md "Evaluation", ../shared/data/arqmath/
 - Task 2: per topic formula id -> score (a repeated formula id keeps its LAST score); map to
   visual ids; stable sort by score; keep the first formula of each visual id; then as Task 1.
 - Task 3: AR = mean grade of the rank-1 answer, P@1 = share of topics whose rank-1 answer has
-  grade >= 2 (the relevance level; flags are grade 0).
+  grade >= 2 (the relevance level; flags are grade 0). With ranks known (a Task 1 run scored
+  with Task 3 measures), a topic's answer is its best-ranked row: lowest rank, then highest
+  score, then file order; without them, trec_eval's first.
 - The mean is over every qrels topic, a topic missing from the run scoring 0 (the published
   convention), or over the run's own qrels topics (``average="run"``).
 
@@ -31,6 +33,7 @@ Average = Literal["all", "run"]
 Grades = Mapping[str, Mapping[str, int]]  # topic -> doc -> grade
 Scores = dict[str, dict[str, float]]  # topic -> doc -> score
 RunRow = tuple[str, str, float]  # (topic, doc, score) in file order
+RankedRow = tuple[str, str, int, float]  # (topic, doc, rank, score) in file order
 
 MEASURES = ("ndcg_prime", "map_prime", "p10_prime")
 OPENQA_MEASURES = ("ar", "p1")
@@ -50,17 +53,23 @@ class RunScores:
     run_topics: int  # qrels topics the run has rows for
     judged_at_10: float  # mean over the run's qrels topics, before priming
     notes: list[str] = field(default_factory=list)
+    average: Average = "all"  # which topics the means are over
+    answers: dict[str, str] = field(default_factory=dict)  # Task 3: topic -> answer id scored
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        found: dict[str, object] = {
             "run": self.run,
             **self.measures,
             "topics": self.topics,
             "run_topics": self.run_topics,
             "judged_at_10": self.judged_at_10,
+            "average": self.average,
             "per_topic": self.per_topic,
             "notes": self.notes,
         }
+        if self.answers:
+            found["answers"] = self.answers
+        return found
 
 
 def dedup_first(rows: Iterable[RunRow]) -> Scores:
@@ -173,6 +182,7 @@ class PrimeEvaluator:
             topics=len(over),
             run_topics=len(run_topics),
             judged_at_10=mean_over(per_topic, run_topics, "judged_at_10"),
+            average=average,
         )
 
 
@@ -206,6 +216,17 @@ def evaluate_formula_run(
     return result
 
 
+def best_ranked(rows: Iterable[RankedRow]) -> dict[str, str]:
+    """Task 3 from ranked rows: each topic's best-ranked doc (lowest rank, then highest score,
+    then the first in file order)."""
+    best: dict[str, tuple[int, float, str]] = {}
+    for topic, doc, rank, score in rows:
+        current = best.get(topic)
+        if current is None or (rank, -score) < (current[0], -current[1]):
+            best[topic] = (rank, score, doc)
+    return {topic: doc for topic, (_, _, doc) in best.items()}
+
+
 def evaluate_openqa_run(
     name: str,
     rows: Iterable[RunRow],
@@ -228,13 +249,29 @@ def evaluate_openqa_scores(
     average: Average = "all",
     relevance_level: int = RELEVANT_GRADE,
 ) -> RunScores:
-    """``evaluate_openqa_run`` on deduplicated scores."""
+    """``evaluate_openqa_run`` on deduplicated scores: rank 1 is trec_eval's first."""
+    answers = {topic: trec_order(docs)[0] for topic, docs in scores.items() if docs}
+    return evaluate_openqa_answers(
+        name, answers, grades, average=average, relevance_level=relevance_level
+    )
+
+
+def evaluate_openqa_answers(
+    name: str,
+    answers: Mapping[str, str],
+    grades: Grades,
+    *,
+    average: Average = "all",
+    relevance_level: int = RELEVANT_GRADE,
+) -> RunScores:
+    """AR and P@1 given each topic's answer (topic -> answer id); topics not in the qrels are
+    left out, an unjudged answer or a flag scores 0."""
     per_topic: dict[str, dict[str, float]] = {}
-    for topic, docs in scores.items():
+    scored: dict[str, str] = {}
+    for topic, first in answers.items():
         judged = grades.get(topic)
-        if judged is None or not docs:
+        if judged is None:
             continue
-        first = trec_order(docs)[0]
         grade = judged.get(first)
         value = float(grade) if grade is not None and grade <= MAX_GRADE else 0.0
         per_topic[topic] = {
@@ -242,6 +279,7 @@ def evaluate_openqa_scores(
             "p1": 1.0 if value >= relevance_level else 0.0,
             "judged_at_10": 1.0 if grade is not None else 0.0,
         }
+        scored[topic] = first
     run_topics = list(per_topic)
     over = sorted(grades) if average == "all" else run_topics
     return RunScores(
@@ -251,4 +289,6 @@ def evaluate_openqa_scores(
         topics=len(over),
         run_topics=len(run_topics),
         judged_at_10=mean_over(per_topic, run_topics, "judged_at_10"),
+        average=average,
+        answers=scored,
     )

@@ -1,7 +1,8 @@
-"""Frozen qrels exports and the evaluation results computed against them."""
+"""Frozen qrels exports, the evaluation results computed against them, and their publication."""
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from collection.models import RetrievalTask
 from pooling.models import Run
@@ -17,6 +18,18 @@ class QrelsVersion(models.Model):
     topic_count = models.PositiveIntegerField(default=0)
     row_count = models.PositiveIntegerField(default=0)
     dropped_topics = models.JSONField(default=list, blank=True)
+    # How complete the judging was when this version was exported (issue 12 §2); all None for
+    # an imported file, whose completeness nobody here knows.
+    pool_items = models.PositiveIntegerField(null=True, blank=True)
+    judged_items = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Pool items with a counting grade or flag on every hit."
+    )
+    unjudged_items = models.PositiveIntegerField(null=True, blank=True)
+    pool_topics = models.PositiveIntegerField(null=True, blank=True)
+    complete_topics = models.PositiveIntegerField(null=True, blank=True)
+    unjudged_topics = models.JSONField(
+        default=list, blank=True, help_text="[{topic, unjudged}] of the incomplete topics."
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -36,6 +49,11 @@ class QrelsVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.task} qrels {self.checksum[:8]}"
 
+    @property
+    def is_incomplete(self) -> bool:
+        """Exported while pool items were still unjudged ("export anyway")."""
+        return bool(self.unjudged_items)
+
 
 class EvaluationResult(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
@@ -43,6 +61,14 @@ class EvaluationResult(models.Model):
     qrels_checksum = models.CharField(max_length=64)
     measures = models.JSONField(default=dict)  # ndcg_prime, map_prime, p10_prime, ...
     per_topic = models.JSONField(default=dict)
+    average = models.CharField(
+        max_length=3,
+        choices=RetrievalTask.Average.choices,
+        default=RetrievalTask.Average.ALL,
+        help_text="Which topics the means are taken over.",
+    )
+    # The Run.version that was scored: a run replaced since then is "not scored yet".
+    run_version = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -72,6 +98,12 @@ class EvaluationJob(models.Model):
     runs_done = models.PositiveIntegerField(default=0)
     runs_total = models.PositiveIntegerField(default=0)
     seed = models.IntegerField(default=0, help_text="Seeds the randomization test and bootstrap.")
+    average = models.CharField(
+        max_length=3,
+        choices=RetrievalTask.Average.choices,
+        default=RetrievalTask.Average.ALL,
+        help_text="Which topics the means are taken over (the task's setting when started).",
+    )
     significance = models.JSONField(default=dict, blank=True)  # measure -> pairwise tests
     intervals = models.JSONField(default=dict, blank=True)  # run id -> measure -> [low, high]
     reusability = models.JSONField(default=list, blank=True)  # one entry per team
@@ -88,3 +120,54 @@ class EvaluationJob(models.Model):
 
     def __str__(self) -> str:
         return f"Evaluation {self.id} of {self.task} on {self.qrels.checksum[:8]}"
+
+
+class TaskPublication(models.Model):
+    """A task's official qrels version and whether participants see results scored with it.
+
+    Changed only by ``results_publish`` / ``results_withdraw``, each of which appends a
+    PublicationEvent: this row is the current state, the events are the record."""
+
+    task = models.OneToOneField(RetrievalTask, on_delete=models.CASCADE, related_name="publication")
+    # RESTRICT: the official qrels cannot be deleted alone, only with their task.
+    qrels = models.ForeignKey(QrelsVersion, on_delete=models.RESTRICT, related_name="+")
+    published = models.BooleanField(default=False)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        state = "published" if self.published else "not published"
+        return f"{self.task} {state} (qrels {self.qrels_id})"
+
+
+class PublicationEvent(models.Model):
+    """Append-only log of publications: who, when, which action, which qrels version."""
+
+    class Action(models.TextChoices):
+        PUBLISH = "publish"
+        WITHDRAW = "withdraw"
+        MIGRATED = "migrated", "migrated (published by the former campaign-wide flag)"
+
+    task = models.ForeignKey(
+        RetrievalTask, on_delete=models.CASCADE, related_name="publication_events"
+    )
+    action = models.CharField(max_length=10, choices=Action.choices)
+    qrels = models.ForeignKey(
+        QrelsVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    qrels_checksum = models.CharField(max_length=64, blank=True)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    by_name = models.CharField(max_length=150, blank=True, help_text="Kept if the user goes.")
+    at = models.DateTimeField(default=timezone.now)
+    details = models.JSONField(default=dict, blank=True)  # runs scored / not scored then
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["task", "-at"], name="publication_event_task_at")]
+
+    def __str__(self) -> str:
+        return f"{self.task} {self.action} at {self.at:%Y-%m-%d %H:%M}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +21,11 @@ COLUMNS: dict[str, list[tuple[str, str, str]]] = {
     "openqa": [("ar", "AR", "AR"), ("p1", "P@1", "P@1")],
 }
 SORT_KEY = {"ranked": "ndcg_prime", "openqa": "ar"}
+# The averaging conventions (issue 12 §7), in the words every page and export uses.
+AVERAGE_TEXT = {
+    "all": "Means over all qrels topics; a topic missing from a run scores 0 (ARQMath-1).",
+    "run": "Means over each run's own evaluated topics (ARQMath-2/3, trec_eval without -c).",
+}
 NAME_WIDTH = 32
 FILE_WIDTH = 22
 
@@ -34,8 +40,36 @@ def sort_rows(rows: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str,
     return sorted(rows, key=lambda r: (-float(r.get(key, 0.0)), str(r.get("run", ""))))
 
 
+def incomplete_note(unjudged: int, pool_items: int | None) -> str:
+    """What results on a qrels version exported with unjudged items must say."""
+    of = f" of {pool_items}" if pool_items else ""
+    return (
+        f"Incomplete qrels: {unjudged}{of} pool items were unjudged when they were exported; "
+        "unjudged results are left out before scoring."
+    )
+
+
+def average_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """How the rows' means were taken (two lines if the rows mix conventions)."""
+    return [AVERAGE_TEXT[a] for a in sorted({str(r["average"]) for r in rows if "average" in r})]
+
+
+def protocol_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The averaging convention(s) and, for incomplete qrels, a warning: one line each."""
+    notes = average_notes(rows)
+    unjudged = max((int(r.get("qrels_unjudged") or 0) for r in rows), default=0)
+    if unjudged:
+        notes.append(incomplete_note(unjudged, rows[0].get("qrels_pool_items")))
+    return notes
+
+
+def _extra_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """CSV columns present only when known: the averaging convention, qrels completeness."""
+    return [k for k in ("average", "qrels_complete") if any(k in r for r in rows)]
+
+
 def as_table(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
-    """A plain-text table that fits 100 columns."""
+    """A plain-text table that fits 100 columns, then the protocol notes."""
     columns = COLUMNS[family(kind)]
     head = f"{'Run':<{NAME_WIDTH}} {'File':<{FILE_WIDTH}}" + "".join(
         f"{h:>8}" for _, h, _ in columns
@@ -48,12 +82,13 @@ def as_table(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
         values = "".join(f"{float(row[k]):>8.4f}" for k, _, _ in columns)
         coverage = f"{row['run_topics']}/{row['topics']}{row['judged_at_10']:>11.3f}"
         lines.append(f"{name:<{NAME_WIDTH}} {file:<{FILE_WIDTH}}{values}{coverage:>19}")
-    return "\n".join(lines) + "\n"
+    notes = [textwrap.fill(note, len(head)) for note in protocol_notes(rows)]
+    return "\n".join(lines + ([""] if notes else []) + notes) + "\n"
 
 
 def as_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
     columns = [k for k, _, _ in COLUMNS[family(kind)]]
-    fields = ["run", "file", *columns, "topics", "run_topics", "judged_at_10"]
+    fields = ["run", "file", *columns, "topics", "run_topics", "judged_at_10", *_extra_fields(rows)]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
@@ -63,15 +98,29 @@ def as_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
 
 
 def per_topic_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
-    """One line per (run, topic) with every measure."""
+    """One line per (run, topic) with every measure (and Task 3's answer id)."""
     columns = [k for k, _, _ in COLUMNS[family(kind)]]
+    answers = family(kind) == "openqa"
+    extra = [k for k in _extra_fields(rows) if k != "average"]  # per-topic values: no mean
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["run", "topic", *columns, "judged_at_10"])
+    writer.writerow(
+        ["run", "topic", *columns, "judged_at_10", *(["answer"] if answers else []), *extra]
+    )
     for row in sort_rows(rows, kind):
         for topic, values in row.get("per_topic", {}).items():
-            cells = [row["run"], topic, *(values.get(k, 0.0) for k in columns)]
-            writer.writerow(safe_row([*cells, values["judged_at_10"]]))
+            writer.writerow(
+                safe_row(
+                    [
+                        row["run"],
+                        topic,
+                        *(values.get(k, 0.0) for k in columns),
+                        values["judged_at_10"],
+                        *([row.get("answers", {}).get(topic, "")] if answers else []),
+                        *(row.get(k, "") for k in extra),
+                    ]
+                )
+            )
     return out.getvalue()
 
 
@@ -84,7 +133,7 @@ def as_latex(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
     columns = COLUMNS[family(kind)]
     ordered = sort_rows(rows, kind)
     best = {k: max((float(r[k]) for r in ordered), default=0.0) for k, _, _ in columns}
-    lines = [
+    lines = [f"% {note}" for note in protocol_notes(rows)] + [
         "\\begin{tabular}{l" + "r" * len(columns) + "}",
         "\\toprule",
         "Run & " + " & ".join(h for _, _, h in columns) + " \\\\",

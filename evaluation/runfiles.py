@@ -14,18 +14,21 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluation.answers import AnswerMap, answer_map_read
 from evaluation.measures import (
     Average,
     PrimeEvaluator,
+    RankedRow,
     RunRow,
     RunScores,
     Scores,
+    best_ranked,
     dedup_first,
     evaluate_formula_run,
-    evaluate_openqa_scores,
+    evaluate_openqa_answers,
 )
 from evaluation.qrels import TaskKind, qrels_grades, qrels_read_path
-from pooling.formats import RunFormat, detect_format, read_run_path
+from pooling.formats import ParsedRun, RunContext, RunFormat, detect_format, read_run_path
 
 # (topic, doc, score, tag) columns of each layout; Task 3's doc is the topic (one answer each).
 COLUMNS: dict[RunFormat, tuple[int, int, int, int]] = {
@@ -34,6 +37,7 @@ COLUMNS: dict[RunFormat, tuple[int, int, int, int]] = {
     RunFormat.TREC: (0, 2, 4, 5),
 }
 WIDTH = {RunFormat.ARQMATH_ANSWER: 5, RunFormat.ARQMATH_FORMULA: 6, RunFormat.TREC: 6}
+RANK_COLUMN = {RunFormat.ARQMATH_ANSWER: 2, RunFormat.TREC: 3}  # ranked reads (Task 3 measures)
 TOLERATED = "repeated"  # the protocol deduplicates, so repeated docs are not an error here
 
 
@@ -51,28 +55,32 @@ class EvaluationRun:
     format: str
     rows: list[RunRow] = field(default_factory=list)
     deduplicated: Scores | None = None
+    ranked: list[RankedRow] = field(default_factory=list)  # Task 3 measures only
 
     def scores(self) -> Scores:
         return self.deduplicated if self.deduplicated is not None else dedup_first(self.rows)
 
 
-def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> EvaluationRun:
-    """Read a run file (any layout the run parser accepts, gzip or not) for evaluation."""
-    path = Path(path)
+def _lines_and_format(path: Path, task_kind: str | None) -> tuple[list[str], RunFormat | None]:
+    """The file's lines (gunzipped) and its layout; ``None`` when it cannot be told here."""
     data = path.read_bytes()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     try:
         text = data.decode("utf-8-sig")  # a byte order mark is not part of the first topic
     except UnicodeDecodeError:
-        text = ""
+        return [], None
     if not text.isascii():
-        text = ""  # float() reads non-ASCII digits; the validator below does not
+        return [], None  # float() reads non-ASCII digits; the validator (_validated) does not
     lines = text.splitlines()
     first = next((line for line in lines if line.strip()), None)
-    run_format = (
-        detect_format(first.encode().split(), task_kind) if first is not None and text else None
-    )
+    return lines, detect_format(first.encode().split(), task_kind) if first is not None else None
+
+
+def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> EvaluationRun:
+    """Read a run file (any layout the run parser accepts, gzip or not) for evaluation."""
+    path = Path(path)
+    lines, run_format = _lines_and_format(path, task_kind)
     if run_format in COLUMNS and task_kind != "formula":
         scored = _fast_scores(lines, run_format)  # type: ignore[arg-type]
         if scored is not None:
@@ -143,16 +151,86 @@ def _fast_rows(lines: list[str], run_format: RunFormat) -> tuple[str, list[RunRo
     return (tag or ""), rows
 
 
-def _validated(path: Path, task_kind: str | None) -> EvaluationRun:
-    parsed = read_run_path(path)
+def _parsed(path: Path, task_kind: str | None = None) -> ParsedRun:
+    parsed = read_run_path(path, context=RunContext(task_kind=task_kind))
     fatal = [p for p in parsed.errors if TOLERATED not in p.message]
     if fatal or parsed.format is None:
         listed = "; ".join(
             f"line {p.line}: {p.message}" if p.line else p.message for p in fatal[:10]
         )
         raise RunFileError(f"{path.name}: {listed or 'unreadable run file'}")
+    return parsed
+
+
+def _validated(path: Path, task_kind: str | None) -> EvaluationRun:
+    parsed = _parsed(path)
     rows = [(r.topic, r.doc, r.score) for r in parsed.rows]
-    return EvaluationRun(path.name, parsed.tag, parsed.format.value, rows)
+    return EvaluationRun(path.name, parsed.tag, parsed.format.value, rows)  # type: ignore[union-attr]
+
+
+def read_answer_run(path: str | Path, *, answer_map: AnswerMap | None = None) -> EvaluationRun:
+    """Read a run for Task 3 measures, keeping ranks (``EvaluationRun.ranked``).
+
+    A native Task 3 file (``topic rank score run sources answer``) has no answer ids: each
+    (run tag, topic) takes its id from ``answer_map``. A Task 1 or TREC run names its answers
+    (post ids or answer ids) itself; its best-ranked one per topic is scored."""
+    path = Path(path)
+    lines, run_format = _lines_and_format(path, None)
+    if run_format in RANK_COLUMN:
+        fast = _fast_ranked(lines, run_format)  # type: ignore[arg-type]
+        if fast is not None:
+            return EvaluationRun(path.name, fast[0], run_format.value, ranked=fast[1])  # type: ignore[union-attr]
+    try:
+        parsed = _parsed(path)
+    except RunFileError as error:
+        # Told apart from the first line alone, a native Task 3 row with an empty sources
+        # column looks like a Task 1 row; read as Task 3 it may be fine.
+        try:
+            parsed = _parsed(path, "openqa")
+        except RunFileError:
+            raise error from None
+    if parsed.format is not RunFormat.ARQMATH_OPENQA:
+        ranked = [(r.topic, r.doc, r.rank, r.score) for r in parsed.rows]
+        return EvaluationRun(path.name, parsed.tag, parsed.format.value, ranked=ranked)  # type: ignore[union-attr]
+    if answer_map is None:
+        raise RunFileError(
+            f"{path.name}: a native Task 3 run has no answer ids; "
+            "give --answer-map FILE (run tag, topic, answer id)"
+        )
+    missing = sorted({r.topic for r in parsed.rows if (parsed.tag, r.topic) not in answer_map})
+    if missing:
+        shown = ", ".join(missing[:10]) + (
+            f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        )
+        raise RunFileError(
+            f"{path.name}: the answer map has no id for run {parsed.tag} topic {shown}"
+        )
+    ranked = [(r.topic, answer_map[(parsed.tag, r.topic)], r.rank, r.score) for r in parsed.rows]
+    return EvaluationRun(path.name, parsed.tag, parsed.format.value, ranked=ranked)
+
+
+def _fast_ranked(lines: list[str], run_format: RunFormat) -> tuple[str, list[RankedRow]] | None:
+    """(topic, doc, rank, score) of a well-formed Task 1 or TREC file, or None."""
+    t, d, s, g = COLUMNS[run_format]
+    r = RANK_COLUMN[run_format]
+    width = WIDTH[run_format]
+    rows: list[RankedRow] = []
+    tag: str | None = None
+    try:
+        for line in lines:
+            fields = line.split()
+            if len(fields) != width:
+                if not fields:
+                    continue
+                return None
+            if tag is None:
+                tag = fields[g]
+            elif fields[g] != tag:
+                return None
+            rows.append((fields[t], fields[d], int(fields[r]), float(fields[s])))
+    except ValueError:
+        return None
+    return (tag or ""), rows
 
 
 def formula_ids_of(runs: Collection[EvaluationRun]) -> set[str]:
@@ -191,14 +269,22 @@ def evaluate_run_files(
     kind: TaskKind = "answer",
     formula_index: str | Path | None = None,
     average: Average = "all",
+    answer_map: str | Path | None = None,
 ) -> list[dict[str, object]]:
     """Evaluate run files against a qrels file: one plain dict per run, in the given order."""
+    if answer_map is not None and kind != "openqa":
+        raise RunFileError("--answer-map is for --task openqa (native Task 3 run files)")
     grades = qrels_grades(qrels_read_path(qrels_path), kind=kind)
-    runs = [read_evaluation_run(path, task_kind=kind) for path in run_paths]
     results: list[RunScores] = []
     if kind == "openqa":
-        results = [evaluate_openqa_scores(r.tag, r.scores(), grades, average=average) for r in runs]
+        mapping = answer_map_read(answer_map) if answer_map is not None else None
+        runs = [read_answer_run(path, answer_map=mapping) for path in run_paths]
+        results = [
+            evaluate_openqa_answers(r.tag, best_ranked(r.ranked), grades, average=average)
+            for r in runs
+        ]
     else:
+        runs = [read_evaluation_run(path, task_kind=kind) for path in run_paths]
         evaluator = PrimeEvaluator(grades)
         if kind == "formula":
             if formula_index is None:

@@ -1,23 +1,30 @@
-"""Reads of the evaluation app: judgments as plain records, runs as rows, results for pages."""
+"""Reads of the evaluation app: judgments as plain records, runs as rows, results for pages,
+and who may see which results (``results_visible_to``)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from assessment.models import Adjudication, Assignment, Judgment
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
-from evaluation.measures import RunRow
-from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
-from evaluation.qrels import JudgmentRecord, JudgmentSource
+from evaluation.answers import answer_id
+from evaluation.measures import RankedRow, RunRow
+from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion, TaskPublication
+from evaluation.qrels import JudgmentRecord, JudgmentSource, QrelsPolicy, counting_judgments
+from evaluation.readiness import PoolHit, QrelsReadiness, qrels_readiness
 from evaluation.reports import sort_rows
 from pooling.algorithms import answer_key
 from pooling.algorithms.openqa import ANSWER_KEY_PREFIX
-from pooling.models import Contribution, Run
+from pooling.models import Contribution, Hit, Run
 from pooling.models import RunRow as RunRowModel
+
+# A result scored the run as it is now: a run replaced since (Run.version) is "not scored yet".
+CURRENT_RESULT = Q(run_version=F("run__version"))
 
 VISUAL_ID_CHUNK = 20_000
 
@@ -82,6 +89,37 @@ def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
     return records
 
 
+def pool_hits(task: RetrievalTask) -> list[PoolHit]:
+    """Every judged unit of the task's pools, keyed like ``judgment_records``."""
+    formula = task.kind == RetrievalTask.Kind.FORMULA
+    rows = Hit.objects.filter(_item_filter(task, "item__")).values_list(
+        "item__topic__number", "item__key", "formula_id"
+    )
+    return [
+        PoolHit(number, key, str(formula_id) if formula else key)
+        for number, key, formula_id in rows.iterator(chunk_size=10_000)
+    ]
+
+
+def task_readiness(
+    task: RetrievalTask, policy: QrelsPolicy, *, records: list[JudgmentRecord] | None = None
+) -> QrelsReadiness:
+    """Per topic: pool items, judged, flagged, unjudged, H+M so far, and what the policy's
+    minimum-relevant rule would drop (issue 12 §2). Pass ``records`` to reuse loaded ones."""
+    records = judgment_records(task) if records is None else records
+    chosen = counting_judgments(records, policy.precedence)
+    return qrels_readiness(pool_hits(task), chosen, min_relevant=policy.min_relevant)
+
+
+def answer_runs(task: RetrievalTask) -> dict[tuple[str, str], list[int]]:
+    """Open QA: (topic number, pool item key) -> the task's runs whose answer it is."""
+    found: dict[tuple[str, str], list[int]] = defaultdict(list)
+    rows = Contribution.objects.filter(_item_filter(task, "item__"), run__task=task)
+    for number, key, run_id in rows.values_list("item__topic__number", "item__key", "run_id"):
+        found[(number, key)].append(run_id)
+    return found
+
+
 def runs_to_evaluate(task: RetrievalTask) -> QuerySet[Run]:
     return (
         Run.objects.filter(task=task, status=Run.Status.ACCEPTED)
@@ -91,16 +129,23 @@ def runs_to_evaluate(task: RetrievalTask) -> QuerySet[Run]:
 
 
 def run_rows(run: Run) -> list[RunRow]:
-    """(topic number, doc, score) in file order: post id, formula id or generated-answer key."""
+    """(topic number, doc, score) in file order: post id, formula id or the run's answer id."""
+    if run.task.kind == RetrievalTask.Kind.OPENQA:
+        return [(topic, doc, score) for topic, doc, _, score in run_answers(run)]
     rows = RunRowModel.objects.filter(run=run).order_by("id")
-    kind = run.task.kind
-    if kind == RetrievalTask.Kind.OPENQA:
-        return [
-            (n, answer_key(a), s)
-            for n, a, s in rows.values_list("topic__number", "answer", "score")
-        ]
-    column = "formula_id" if kind == RetrievalTask.Kind.FORMULA else "post_id"
+    column = "formula_id" if run.task.kind == RetrievalTask.Kind.FORMULA else "post_id"
     return [(n, str(d), s) for n, d, s in rows.values_list("topic__number", column, "score")]
+
+
+def run_answers(run: Run) -> list[RankedRow]:
+    """An open-QA run's (topic, answer id, rank, score) in file order (``evaluation.answers``)."""
+    rows = RunRowModel.objects.filter(run=run).order_by("id")
+    return [
+        (number, answer_id(run.pk, answer_key(text)), rank, score)
+        for number, text, rank, score in rows.values_list(
+            "topic__number", "answer", "rank", "score"
+        )
+    ]
 
 
 def visual_ids(formula_ids: set[str]) -> dict[str, str]:
@@ -135,32 +180,123 @@ def latest_job(task: RetrievalTask, qrels: QrelsVersion | None) -> EvaluationJob
     return jobs.select_related("qrels").first()
 
 
-def results_for(
+def publication_of(task: RetrievalTask) -> TaskPublication | None:
+    return TaskPublication.objects.filter(task=task).select_related("qrels", "changed_by").first()
+
+
+def results_visible_to(user: Any, task: RetrievalTask) -> bool:
+    """Whether ``user`` may see results of ``task`` at all: organizers always; anyone else once
+    the task is published (and then only their own teams' runs, scored with the official qrels:
+    ``visible_results``). The one home of this rule (issue 12 §1)."""
+    if getattr(user, "is_staff", False):
+        return True
+    return TaskPublication.objects.filter(task=task, published=True).exists()
+
+
+def results_qrels(task: RetrievalTask, user: Any, wanted: str = "") -> QrelsVersion | None:
+    """Which qrels version a results page shows: a participant the official one; an organizer
+    the one asked for, else the official one, else the latest evaluated (or exported)."""
+    publication = publication_of(task)
+    if not getattr(user, "is_staff", False):
+        return publication.qrels if publication and publication.published else None
+    versions = QrelsVersion.objects.filter(task=task, level="item")
+    if wanted.isdigit():
+        return versions.filter(pk=int(wanted)).first()
+    if publication is not None:
+        return publication.qrels
+    latest = latest_job(task, None)
+    return latest.qrels if latest is not None else versions.first()
+
+
+def _sees_all(user: Any) -> bool:
+    """``user=None`` asks for every run (services); staff see every run too."""
+    return user is None or getattr(user, "is_staff", False)
+
+
+def visible_results(
     task: RetrievalTask, qrels: QrelsVersion, *, user: Any
 ) -> QuerySet[EvaluationResult]:
-    """Results a user may see: staff all; a participant their own teams' runs once published."""
-    results = EvaluationResult.objects.filter(run__task=task, qrels=qrels).select_related(
-        "run__team"
-    )
-    if user.is_staff:
+    """Results a user may see: staff all current ones on ``qrels``; a participant their own
+    teams' current results, on the official qrels of a published task only."""
+    results = EvaluationResult.objects.filter(CURRENT_RESULT, run__task=task, qrels=qrels)
+    results = results.select_related("run__team")
+    if _sees_all(user):
         return results
-    if not task.campaign.results_published:
+    published = TaskPublication.objects.filter(task=task, published=True, qrels=qrels)
+    if not published.exists():
         return results.none()
     return results.filter(run__team__members=user)
 
 
+def participant_results(user: Any) -> QuerySet[EvaluationResult]:
+    """REST: a participant's own teams' current results on each published task's official
+    qrels (the rule of ``results_visible_to`` and ``visible_results``, in one query)."""
+    return EvaluationResult.objects.filter(
+        CURRENT_RESULT,
+        run__task__publication__published=True,
+        qrels=F("run__task__publication__qrels"),
+        run__team__members=user,
+    )
+
+
+def runs_not_scored(task: RetrievalTask, qrels: QrelsVersion, *, user: Any) -> list[dict]:
+    """Accepted runs (a participant: their teams') without a current result on ``qrels``: never
+    evaluated against it, or uploaded/replaced after the last evaluation."""
+    runs = runs_to_evaluate(task).exclude(
+        pk__in=EvaluationResult.objects.filter(CURRENT_RESULT, qrels=qrels).values("run_id")
+    )
+    if not _sees_all(user):
+        runs = runs.filter(team__members=user)
+    stale = dict(
+        EvaluationResult.objects.filter(qrels=qrels, run__in=runs).values_list(
+            "run_id", "run_version"
+        )
+    )
+    return [
+        {
+            "id": run.pk,
+            "run": f"{run.team.name}/{run.tag}",
+            "team": run.team.name,
+            "tag": run.tag,
+            "role": run.role,
+            "version": run.version,
+            "uploaded_at": run.uploaded_at,
+            "reason": (
+                "uploaded after the last evaluation"
+                if run.pk in stale
+                else "not evaluated against this qrels version"
+            ),
+        }
+        for run in runs.distinct()
+    ]
+
+
 def tasks_with_results(user: Any) -> QuerySet[RetrievalTask]:
-    tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
-    if user.is_staff:
+    """Staff: every task. Others: published tasks where one of their teams has a run."""
+    tasks = RetrievalTask.objects.select_related("campaign", "publication__qrels").order_by(
+        "campaign__name", "kind"
+    )
+    if getattr(user, "is_staff", False):
         return tasks
-    return tasks.filter(
-        campaign__results_published=True, runs__team__members=user, runs__results__isnull=False
-    ).distinct()
+    return tasks.filter(publication__published=True, runs__team__members=user).distinct()
 
 
-def result_rows(results: Iterable[EvaluationResult], job: EvaluationJob | None) -> list[dict]:
-    """Plain rows for tables and downloads, best first by the task's first measure."""
+def result_rows(
+    results: Iterable[EvaluationResult], job: EvaluationJob | None, qrels: QrelsVersion
+) -> list[dict]:
+    """Plain rows for tables and downloads, best first by the task's first measure; each says
+    how its means were taken and how complete its qrels were."""
     intervals = job.intervals if job is not None else {}
+    known = qrels.unjudged_items is not None
+    completeness: dict[str, Any] = (
+        {
+            "qrels_complete": not qrels.is_incomplete,
+            "qrels_unjudged": qrels.unjudged_items,
+            "qrels_pool_items": qrels.pool_items,
+        }
+        if known
+        else {}
+    )
     rows = [
         {
             "id": result.run_id,
@@ -170,6 +306,8 @@ def result_rows(results: Iterable[EvaluationResult], job: EvaluationJob | None) 
             "role": result.run.role,
             "file": result.run.file_name,
             **result.measures,
+            "average": result.average,
+            **completeness,
             "intervals": intervals.get(str(result.run_id), {}),
             "per_topic": result.per_topic,
         }

@@ -14,6 +14,7 @@ urlpatterns: list = [
         name="results-download",
     ),
     path("results/<int:task_id>/qrels/", views.qrels_page, name="qrels"),
+    path("results/<int:task_id>/publication/", views.publication_page, name="publication"),
     path("qrels/<int:version_id>/download/", views.qrels_download, name="qrels-download"),
     path("results/jobs/<int:job_id>/progress/", views.job_progress, name="job-progress"),
 ]

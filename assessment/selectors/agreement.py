@@ -9,7 +9,7 @@ became of their assignment later (moved or revoked).
 from __future__ import annotations
 
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,13 +24,16 @@ from assessment.agreement import (
     AssessorMean,
     ConfidenceInterval,
     PairAgreement,
+    TopicMean,
     assessor_means,
     binary_pairs,
     bootstrap_ci,
     coincidences,
     kappa_of_pairs,
     krippendorff_alpha,
+    mean_over_topics,
     pairwise_agreements,
+    pooled_pairs,
     shared_pairs,
 )
 from assessment.models import Adjudication, Assignment, GoldGrade, Judgment, TrainingRound
@@ -98,6 +101,8 @@ class AgreementTable:
     # (topic number, pair) for every pair of assessors within each topic (task tables only).
     per_topic: list[tuple[str, PairAgreement[int]]] = field(default_factory=list)
     scale: ScalePoints = field(default_factory=ScalePoints)
+    # (4-way, binary) kappa over every pair's shared hits pooled together (task tables only).
+    pooled: tuple[Agreement, Agreement] | None = None
 
     def name(self, assessor: int) -> str:
         return self.names.get(assessor, f"#{assessor}")
@@ -119,6 +124,29 @@ class AgreementTable:
     def topic_rows(self) -> list[tuple[str, str, str, PairAgreement[int]]]:
         """Per topic and pair: topic number, both names and the pair's measures."""
         return [(topic, self.name(p.first), self.name(p.second), p) for topic, p in self.per_topic]
+
+    def _by_topic(self, binary: bool) -> list[tuple[str, Agreement]]:
+        """(label, kappa) per topic and pair; the label names the pair when a topic has more."""
+        pairs_in = Counter(topic for topic, _ in self.per_topic)
+        return [
+            (
+                topic
+                if pairs_in[topic] == 1
+                else f"{topic} ({self.name(pair.first)} · {self.name(pair.second)})",
+                pair.kappa_binary if binary else pair.kappa,
+            )
+            for topic, pair in self.per_topic
+        ]
+
+    @property
+    def topic_mean(self) -> TopicMean[str]:
+        """4-way kappa averaged over the topics where it is defined (ARQMath-2)."""
+        return mean_over_topics(self._by_topic(binary=False))
+
+    @property
+    def topic_mean_binary(self) -> TopicMean[str]:
+        """Binary (H+M) kappa averaged over the topics where it is defined (ARQMath-2)."""
+        return mean_over_topics(self._by_topic(binary=True))
 
     @property
     def assessor_rows(self) -> list[tuple[str, AssessorMean[int] | None, GoldAgreement | None]]:
@@ -227,7 +255,16 @@ def task_agreement(*, task: RetrievalTask, with_ci: bool = False) -> AgreementTa
         ratings[assessor_id][hit_id] = grade  # type: ignore[assignment]
         by_topic[assignments[assignment_id]][assessor_id][hit_id] = grade  # type: ignore[assignment]
     scale = _scale_points(task)
-    table = _table(ratings, scale=scale, with_ci=with_ci, seed=task.pool_seed)
+    pooled = pooled_pairs(ratings)
+    level = scale.relevant_from
+    binary = [(int(a >= level), int(b >= level)) for a, b in pooled]
+    table = replace(
+        _table(ratings, scale=scale, with_ci=with_ci, seed=task.pool_seed),
+        pooled=(
+            kappa_of_pairs(pooled, categories=scale.categories),
+            kappa_of_pairs(binary, categories=(0, 1)),
+        ),
+    )
     for topic in sorted(by_topic, key=_topic_sort_key):
         table.per_topic.extend(
             (topic, pair)

@@ -1,6 +1,9 @@
-"""Evaluation API: qrels versions (staff) and results (staff; participants once published)."""
+"""Evaluation API: qrels versions and readiness (staff), results (staff; participants their
+own runs on published tasks), publication (staff)."""
 
 from __future__ import annotations
+
+from dataclasses import asdict
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
@@ -13,14 +16,26 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from collection.models import RetrievalTask
+from evaluation import selectors
 from evaluation.api.serializers import (
     EvaluationResultSerializer,
+    PublicationSerializer,
+    PublishSerializer,
     QrelsExportSerializer,
+    QrelsReadinessSerializer,
     QrelsVersionSerializer,
 )
-from evaluation.models import EvaluationResult, QrelsVersion
-from evaluation.qrels import DEFAULT_PRECEDENCE, QrelsPolicy
-from evaluation.services import QrelsExportError, qrels_export
+from evaluation.models import EvaluationResult, PublicationEvent, QrelsVersion
+from evaluation.services import (
+    PublicationError,
+    QrelsExportError,
+    QrelsIncompleteError,
+    qrels_export,
+    qrels_policy,
+    results_publish,
+    results_withdraw,
+)
 
 TASK_PARAMETER = OpenApiParameter("task", int, description="only this retrieval task")
 
@@ -45,16 +60,24 @@ class QrelsListView(generics.ListAPIView):
         incoming = QrelsExportSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
-        precedence = DEFAULT_PRECEDENCE
-        if not data["use_dual"]:
-            precedence = tuple(s for s in precedence if s != "dual")
+        task = data["task"]
+        policy = qrels_policy(
+            task=task, use_dual=data["use_dual"], min_relevant=data.get("min_relevant")
+        )
         try:
             version = qrels_export(
-                task=data["task"],
-                policy=QrelsPolicy(precedence, data.get("min_relevant")),
+                task=task,
+                policy=policy,
                 level=data["level"],
                 created_by=request.user,
                 label=data["label"],
+                allow_incomplete=data["allow_incomplete"],
+            )
+        except QrelsIncompleteError as error:
+            unjudged = {t.topic: t.unjudged for t in error.readiness.incomplete_topics}
+            return Response(
+                {"detail": f"{error} (allow_incomplete)", "unjudged": unjudged},
+                status=status.HTTP_400_BAD_REQUEST,
             )
         except QrelsExportError as error:
             raise ValidationError({"detail": str(error)}) from error
@@ -83,28 +106,110 @@ class QrelsDownloadView(APIView):
         return response
 
 
+class QrelsReadinessView(APIView):
+    """How complete a task's judging is, per topic, before an export (the qrels page's table).
+    ``min_relevant`` and ``use_dual`` preview another policy than the task's default."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("min_relevant", int, description="default: the task's setting"),
+            OpenApiParameter("use_dual", bool, description="default: true"),
+        ],
+        responses={200: QrelsReadinessSerializer},
+    )
+    def get(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        wanted = request.query_params.get("min_relevant", "")
+        policy = qrels_policy(
+            task=task,
+            use_dual=request.query_params.get("use_dual", "true").lower() != "false",
+            min_relevant=int(wanted) if wanted.isdigit() else None,
+        )
+        readiness = selectors.task_readiness(task, policy)
+        body = {
+            "task": task.pk,
+            "min_relevant": readiness.min_relevant,
+            "complete": readiness.complete,
+            "items": readiness.items,
+            "judged": readiness.judged,
+            "flagged": readiness.flagged,
+            "unjudged": readiness.unjudged,
+            "topics": [asdict(t) for t in readiness.topics],
+        }
+        return Response(QrelsReadinessSerializer(body).data)
+
+
 class ResultListView(generics.ListAPIView):
-    """Evaluation results: staff see all; a participant sees their teams' runs once the
-    campaign's results are published."""
+    """Evaluation results: staff see all (``current`` says whether the run was replaced
+    since); a participant sees their teams' current results on each published task's
+    official qrels."""
 
     serializer_class = EvaluationResultSerializer
 
     def get_queryset(self) -> QuerySet[EvaluationResult]:
-        results = EvaluationResult.objects.select_related("run__team").order_by("run_id", "-id")
+        user = self.request.user
+        results = (
+            EvaluationResult.objects.all()
+            if user.is_staff
+            else selectors.participant_results(user).distinct()
+        )
+        results = results.select_related("run__team", "qrels").defer("qrels__content")
         params = self.request.query_params
         if params.get("task", "").isdigit():
             results = results.filter(run__task_id=int(params["task"]))
         if params.get("qrels", "").isdigit():
             results = results.filter(qrels_id=int(params["qrels"]))
-        user = self.request.user
-        if user.is_staff:
-            return results
-        return results.filter(
-            run__task__campaign__results_published=True, run__team__members=user.pk
-        ).distinct()
+        return results.order_by("run_id", "-id")
 
     @extend_schema(
         parameters=[TASK_PARAMETER, OpenApiParameter("qrels", int, description="qrels version")]
     )
     def get(self, request: Request, *args: object, **kwargs: object) -> Response:
         return super().get(request, *args, **kwargs)
+
+
+class PublicationView(APIView):
+    """A task's publication: GET its state and record, POST ``{"qrels": id}`` to publish with
+    that official qrels version, DELETE to withdraw (the record stays)."""
+
+    permission_classes = [IsAdminUser]
+
+    def _state(self, task: RetrievalTask) -> Response:
+        publication = selectors.publication_of(task)
+        body = {
+            "task_id": task.pk,
+            "published": bool(publication and publication.published),
+            "qrels_id": publication.qrels_id if publication else None,
+            "changed_at": publication.changed_at if publication else None,
+            "events": PublicationEvent.objects.filter(task=task),
+        }
+        return Response(PublicationSerializer(body).data)
+
+    @extend_schema(responses={200: PublicationSerializer})
+    def get(self, request: Request, task_id: int) -> Response:
+        return self._state(get_object_or_404(RetrievalTask, pk=task_id))
+
+    @extend_schema(request=PublishSerializer, responses={200: PublicationSerializer})
+    def post(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        incoming = PublishSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        qrels = QrelsVersion.objects.filter(task=task, pk=incoming.validated_data["qrels"]).first()
+        if qrels is None:
+            raise ValidationError({"qrels": f"no qrels version of task {task.pk} has that id"})
+        try:
+            results_publish(task=task, qrels=qrels, by=request.user)
+        except PublicationError as error:
+            raise ValidationError({"detail": str(error)}) from error
+        return self._state(task)
+
+    @extend_schema(responses={200: PublicationSerializer})
+    def delete(self, request: Request, task_id: int) -> Response:
+        task = get_object_or_404(RetrievalTask, pk=task_id)
+        try:
+            results_withdraw(task=task, by=request.user)
+        except PublicationError as error:
+            raise ValidationError({"detail": str(error)}) from error
+        return self._state(task)

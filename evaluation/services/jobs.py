@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import asdict
 from typing import Any
@@ -13,17 +14,25 @@ from collection.models import RetrievalTask
 from evaluation.measures import (
     MEASURES,
     OPENQA_MEASURES,
+    Average,
     PrimeEvaluator,
     RunScores,
     Scores,
+    best_ranked,
     dedup_first,
-    evaluate_openqa_scores,
+    evaluate_openqa_answers,
     formula_scores_by_visual_id,
 )
 from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
 from evaluation.qrels import qrels_grades, qrels_parse, qrels_without
 from evaluation.reusability import items_only_from, reusability_report
-from evaluation.selectors import contributions, run_rows, runs_to_evaluate, visual_ids
+from evaluation.selectors import (
+    contributions,
+    run_answers,
+    run_rows,
+    runs_to_evaluate,
+    visual_ids,
+)
 from evaluation.significance import bootstrap_ci, pairwise_tests
 from pooling.models import Run
 
@@ -36,18 +45,30 @@ class EvaluationRequestError(ValueError):
 
 
 def evaluation_job_start(
-    *, task: RetrievalTask, qrels: QrelsVersion, requested_by: Any = None, seed: int | None = None
+    *,
+    task: RetrievalTask,
+    qrels: QrelsVersion,
+    requested_by: Any = None,
+    seed: int | None = None,
+    average: str | None = None,
 ) -> EvaluationJob:
-    """Record an evaluation job and hand it to a Celery worker once the record is committed."""
+    """Record an evaluation job and hand it to a Celery worker once the record is committed.
+
+    The means are taken the task's way (``RetrievalTask.average``) unless ``average`` says
+    otherwise; the job and each of its results record which."""
     if qrels.task_id != task.id:
         raise EvaluationRequestError("that qrels version belongs to another task")
     if qrels.level != "item":
         raise EvaluationRequestError("runs are evaluated against item-level qrels")
+    average = average or task.average
+    if average not in RetrievalTask.Average.values:
+        raise EvaluationRequestError(f"average must be one of {', '.join(RetrievalTask.Average)}")
     with transaction.atomic():
         job = EvaluationJob.objects.create(
             task=task,
             qrels=qrels,
             requested_by=requested_by,
+            average=average,
             seed=task.campaign.seed if seed is None else seed,
             runs_total=runs_to_evaluate(task).count(),
         )
@@ -102,15 +123,19 @@ def _evaluate(job: EvaluationJob) -> None:
     }
     scored: dict[int, RunScores] = {}
     after: dict[str, dict[str, float]] = {}
+    average: Average = "run" if job.average == "run" else "all"
     for run in runs:
-        scores, notes = _run_scores(run)
         if evaluator is None:
-            result = evaluate_openqa_scores(run.tag, scores, grades, relevance_level=level)
+            answers = best_ranked(run_answers(run))
+            result = evaluate_openqa_answers(
+                run.tag, answers, grades, average=average, relevance_level=level
+            )
         else:
-            result = evaluator.evaluate(run.tag, scores)
+            scores, notes = _run_scores(run)
+            result = evaluator.evaluate(run.tag, scores, average=average)
             team_evaluator = reduced.get(run.team_id, evaluator)
-            after[str(run.pk)] = team_evaluator.evaluate(run.tag, scores).measures
-        result.notes.extend(notes)
+            after[str(run.pk)] = team_evaluator.evaluate(run.tag, scores, average=average).measures
+            result.notes.extend(notes)
         scored[run.pk] = result
         _store(run, qrels, result)
         job.runs_done += 1
@@ -132,6 +157,7 @@ def _evaluate(job: EvaluationJob) -> None:
 
 
 def _run_scores(run: Run) -> tuple[Scores, list[str]]:
+    """Answer and formula runs, deduplicated by the protocol (Task 3: ``run_answers``)."""
     rows = run_rows(run)
     if run.task.kind != RetrievalTask.Kind.FORMULA:
         return dedup_first(rows), []
@@ -154,8 +180,11 @@ def _store(run: Run, qrels: QrelsVersion, result: RunScores) -> None:
                 "run_topics": result.run_topics,
                 "judged_at_10": result.judged_at_10,
                 "notes": result.notes,
+                **({"answers": result.answers} if result.answers else {}),
             },
             "per_topic": result.per_topic,
+            "average": result.average,
+            "run_version": run.version,
         },
     )
 
@@ -171,7 +200,8 @@ def _summaries(
     topics: list[str],
     measures: tuple[str, ...],
 ) -> None:
-    """Paired tests and bootstrap intervals over all qrels topics (a missing topic scores 0)."""
+    """Paired tests over all qrels topics (a missing topic scores 0: pairs need one topic
+    list), and each run's bootstrap interval over the topics its mean is taken over."""
     vectors = {
         m: {
             _label(run): [scored[run.pk].per_topic.get(t, {}).get(m, 0.0) for t in topics]
@@ -183,15 +213,34 @@ def _summaries(
         "trials": TRIALS,
         "seed": job.seed,
         "measures": {
-            m: [asdict(test) for test in pairwise_tests(vectors[m], seed=job.seed, trials=TRIALS)]
+            m: [
+                _json_safe(asdict(test))
+                for test in pairwise_tests(vectors[m], seed=job.seed, trials=TRIALS)
+            ]
             for m in measures
         },
     }
     rng = random.Random(job.seed)  # noqa: S311 - reproducible statistics, not security
-    job.intervals = {
-        str(run.pk): {
-            m: list(bootstrap_ci(vectors[m][_label(run)], rng=rng, resamples=RESAMPLES))
-            for m in measures
-        }
-        for run in runs
+    job.intervals = {}
+    for run in runs:
+        found: dict[str, list[float]] = {}
+        for m in measures:
+            values = _mean_vector(job, scored[run.pk], topics, m)
+            if len(values) >= 2:  # one topic gives a degenerate "interval": show none
+                found[m] = list(bootstrap_ci(values, rng=rng, resamples=RESAMPLES))
+        job.intervals[str(run.pk)] = found
+
+
+def _json_safe(test: dict[str, Any]) -> dict[str, Any]:
+    """JSON has no infinity: a t statistic of a constant non-zero difference is stored as null
+    (its p-value, 0, says the same)."""
+    return {
+        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in test.items()
     }
+
+
+def _mean_vector(job: EvaluationJob, result: RunScores, topics: list[str], m: str) -> list[float]:
+    """The per-topic values the run's mean is taken over (the job's averaging convention)."""
+    if job.average == "run":
+        return [result.per_topic[t][m] for t in topics if t in result.per_topic]
+    return [result.per_topic.get(t, {}).get(m, 0.0) for t in topics]

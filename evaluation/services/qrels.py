@@ -8,8 +8,10 @@ from typing import Any
 from django.db import transaction
 
 from collection.models import RetrievalTask
+from evaluation.answers import answer_entries
 from evaluation.models import QrelsVersion
 from evaluation.qrels import (
+    DEFAULT_PRECEDENCE,
     QrelsEntry,
     QrelsPolicy,
     qrels_checksum,
@@ -17,13 +19,38 @@ from evaluation.qrels import (
     qrels_from_judgments,
     qrels_parse,
 )
-from evaluation.selectors import judgment_records
+from evaluation.readiness import QrelsReadiness
+from evaluation.selectors import answer_runs, judgment_records, task_readiness
 
 LEVELS = ("item", "instance")
 
 
 class QrelsExportError(ValueError):
     """Nothing to export, or a request the task cannot answer (shown to the organizer)."""
+
+
+class QrelsIncompleteError(QrelsExportError):
+    """Pool items are still unjudged and the caller did not ask to export anyway."""
+
+    def __init__(self, readiness: QrelsReadiness) -> None:
+        self.readiness = readiness
+        super().__init__(
+            f"{readiness.unjudged_summary()}: judge them first, or export anyway to freeze "
+            "the qrels as they are (the version records how complete it was)"
+        )
+
+
+def qrels_policy(
+    *, task: RetrievalTask, use_dual: bool = True, min_relevant: int | None = None
+) -> QrelsPolicy:
+    """The qrels policy the page, the CLI and REST build from their options: dual assessments
+    count where no official one exists (unless ``use_dual`` is off), and the minimum-relevant
+    rule is the task's setting unless ``min_relevant`` is given (0 turns it off)."""
+    precedence = DEFAULT_PRECEDENCE
+    if not use_dual:
+        precedence = tuple(s for s in precedence if s != "dual")
+    wanted = task.min_relevant if min_relevant is None else min_relevant
+    return QrelsPolicy(precedence, wanted or None)
 
 
 def qrels_export(
@@ -33,20 +60,31 @@ def qrels_export(
     level: str = "item",
     created_by: Any = None,
     label: str = "",
+    allow_incomplete: bool = False,
 ) -> QrelsVersion:
     """Build the task's qrels from its judgments (DESIGN.md "Qrels") and freeze them.
 
-    The same content exported twice gives the same version (matched on its SHA-256), so
-    results computed against it stay attached to it. "Relevant" for the minimum-relevant rule
-    is grade >= the task's relevance level (issue 12 §4).
+    ``policy`` defaults to ``qrels_policy(task=task)`` (the task's minimum-relevant rule).
+    While pool items are unjudged the export is refused (QrelsIncompleteError, naming them by
+    topic) unless ``allow_incomplete``; either way the version records how complete it was.
+    Task 3 rows are one per run's answer (``evaluation.answers``). The same content exported
+    twice gives the same version (matched on its SHA-256), so results computed against it
+    stay attached to it. "Relevant" for the minimum-relevant rule is grade >= the task's
+    relevance level (issue 12 §4).
     """
-    policy = replace(policy or QrelsPolicy(), relevant_from=task.relevance_level)
+    policy = replace(policy or qrels_policy(task=task), relevant_from=task.relevance_level)
     if level not in LEVELS:
         raise QrelsExportError(f"level must be one of {', '.join(LEVELS)}")
     if level == "instance" and task.kind != RetrievalTask.Kind.FORMULA:
         raise QrelsExportError("instance-level qrels exist for the formula task only")
-    build = qrels_from_judgments(judgment_records(task), kind=task.kind, policy=policy)  # type: ignore[arg-type]
+    records = judgment_records(task)
+    readiness = task_readiness(task, policy, records=records)
+    if not readiness.complete and not allow_incomplete:
+        raise QrelsIncompleteError(readiness)
+    build = qrels_from_judgments(records, kind=task.kind, policy=policy)  # type: ignore[arg-type]
     entries = build.instance_entries if level == "instance" else build.entries
+    if task.kind == RetrievalTask.Kind.OPENQA:
+        entries = answer_entries(entries, answer_runs(task))
     if not entries:
         raise QrelsExportError(f"no judged items for {task}: nothing to export")
     return _freeze(
@@ -59,7 +97,21 @@ def qrels_export(
         ],
         created_by=created_by,
         label=label,
+        completeness=_completeness(readiness),
     )
+
+
+def _completeness(readiness: QrelsReadiness) -> dict[str, Any]:
+    return {
+        "pool_items": readiness.items,
+        "judged_items": readiness.judged + readiness.flagged,
+        "unjudged_items": readiness.unjudged,
+        "pool_topics": len(readiness.topics),
+        "complete_topics": readiness.complete_topics,
+        "unjudged_topics": [
+            {"topic": t.topic, "unjudged": t.unjudged} for t in readiness.incomplete_topics
+        ],
+    }
 
 
 def qrels_import(
@@ -87,13 +139,15 @@ def _freeze(
     dropped: list[dict[str, Any]],
     created_by: Any,
     label: str,
+    completeness: dict[str, Any] | None = None,
 ) -> QrelsVersion:
     content = qrels_format(entries)
     checksum = qrels_checksum(content)
+    completeness = completeness or {}
     with transaction.atomic():
         # The unique constraint on (task, level, checksum) makes a concurrent export of the
         # same content wait for the first one, then find its row instead of a duplicate.
-        version, _ = QrelsVersion.objects.get_or_create(
+        version, created = QrelsVersion.objects.get_or_create(
             task=task,
             level=level,
             checksum=checksum,
@@ -105,6 +159,12 @@ def _freeze(
                 "row_count": len(entries),
                 "dropped_topics": dropped,
                 "created_by": created_by,
+                **completeness,
             },
         )
+        if not created and completeness:
+            # Same rows, judged state as of now (e.g. the last items were flagged since).
+            for name, value in completeness.items():
+                setattr(version, name, value)
+            version.save(update_fields=list(completeness))
         return version

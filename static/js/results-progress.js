@@ -1,6 +1,12 @@
-/* Qrels page: follow running evaluations until they finish, then reload to show the link. */
+/* Qrels page: draw each evaluation's progress bar from its aria values (no inline styles),
+   and follow running evaluations until they finish, then reload to show the link. */
 (function () {
   "use strict";
+  document.querySelectorAll(".job .progress-bar").forEach(function (bar) {
+    var total = Number(bar.getAttribute("aria-valuemax")) || 0;
+    var done = Number(bar.getAttribute("aria-valuenow")) || 0;
+    bar.querySelector("span").style.width = (total ? Math.round((100 * done) / total) : 0) + "%";
+  });
   var running = document.querySelectorAll('.job[data-status="pending"], .job[data-status="running"]');
   running.forEach(function (job) {
     var bar = job.querySelector(".progress-bar");

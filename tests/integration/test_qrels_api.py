@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from evaluation.models import EvaluationJob, QrelsVersion
-from evaluation.services import evaluation_job_run, qrels_export
+from evaluation.services import evaluation_job_run, qrels_export, results_publish
 from tests.factories import UserFactory
 from tests.integration.evaluation_data import judged_answer_task
 
@@ -60,8 +60,8 @@ def test_participant_results_are_own_runs_only_when_published(
     data = judged_answer_task()
     qrels = qrels_export(task=data.task)
     evaluation_job_run(job=EvaluationJob.objects.create(task=data.task, qrels=qrels))
-    data.task.campaign.results_published = published
-    data.task.campaign.save()
+    if published:
+        results_publish(task=data.task, qrels=qrels, by=None)
     client, user = client_for(staff=False)
     data.beta.team.members.add(user)  # type: ignore[arg-type]
     with django_assert_max_num_queries(4):  # type: ignore[operator]

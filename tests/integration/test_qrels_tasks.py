@@ -4,11 +4,13 @@ import pytest
 
 from assessment.models import Assignment, Judgment
 from collection.models import RetrievalTask
+from evaluation.answers import answer_id
 from evaluation.models import EvaluationJob, EvaluationResult
 from evaluation.services import evaluation_job_run, qrels_export
 from pooling.algorithms import answer_key
 from tests.factories import (
     AssignmentFactory,
+    ContributionFactory,
     FormulaFactory,
     HitFactory,
     JudgmentFactory,
@@ -23,7 +25,8 @@ pytestmark = pytest.mark.django_db
 
 
 def test_formula_qrels_take_max_instance_grade_and_runs_score_by_visual_id_when_judged() -> None:
-    task = RetrievalTaskFactory.create(kind=RetrievalTask.Kind.FORMULA)
+    # One H+M formula in the topic: the minimum-relevant rule is off to keep it.
+    task = RetrievalTaskFactory.create(kind=RetrievalTask.Kind.FORMULA, min_relevant=0)
     topic = TopicFactory.create(task=task, number="B.1")
     formulas = {
         n: FormulaFactory.create(formula_id=n, visual_id=visual)
@@ -67,20 +70,29 @@ def test_formula_qrels_take_max_instance_grade_and_runs_score_by_visual_id_when_
 
 
 def test_openqa_qrels_count_flags_as_zero_and_runs_get_ar_and_p1_when_judged() -> None:
-    answer_task = RetrievalTaskFactory.create(kind=RetrievalTask.Kind.ANSWER)
+    # Issue 12 §7 changed Task 3 rows from one per answer text to one per run's answer id.
+    answer_task = RetrievalTaskFactory.create(kind=RetrievalTask.Kind.ANSWER, min_relevant=0)
     openqa = RetrievalTaskFactory.create(
-        kind=RetrievalTask.Kind.OPENQA, campaign=answer_task.campaign, answer_task=answer_task
+        kind=RetrievalTask.Kind.OPENQA,
+        campaign=answer_task.campaign,
+        answer_task=answer_task,
+        min_relevant=0,
     )
     pooled = {n: TopicFactory.create(task=answer_task, number=n) for n in ("A.1", "A.2")}
     own = {n: TopicFactory.create(task=openqa, number=n) for n in ("A.1", "A.2")}
     texts = {"A.1": "Because $x^2 \\geq 0$.", "A.2": "No idea."}
     grades = {"A.1": (3, ""), "A.2": (None, Judgment.Flag.SYSTEM_FAILURE)}
+    run = RunFactory.create(task=openqa)
     post_item = PoolItemFactory.create(topic=pooled["A.1"], display_order=99)
     for number, topic in pooled.items():
+        RunRowFactory.create(
+            run=run, topic=own[number], post_id=None, rank=1, score=1.0, answer=texts[number]
+        )
         assignment = AssignmentFactory.create(topic=topic, purpose=Assignment.Purpose.OFFICIAL)
         item = PoolItemFactory.create(
             topic=topic, key=answer_key(texts[number]), post_id=None, answer=texts[number]
         )
+        ContributionFactory.create(item=item, run=run, rank=1)
         grade, flag = grades[number]
         JudgmentFactory.create(
             assignment=assignment,
@@ -94,18 +106,13 @@ def test_openqa_qrels_count_flags_as_zero_and_runs_get_ar_and_p1_when_judged() -
                 assignment=assignment, hit=HitFactory.create(item=post_item), grade=1
             )
     qrels = qrels_export(task=openqa)
-    assert qrels.content == (
-        f"A.1\t0\t{answer_key(texts['A.1'])}\t3\nA.2\t0\t{answer_key(texts['A.2'])}\t0\n"
-    )
+    ids = {n: answer_id(run.pk, answer_key(texts[n])) for n in texts}
+    assert qrels.content == f"A.1\t0\t{ids['A.1']}\t3\nA.2\t0\t{ids['A.2']}\t0\n"
     assert str(post_item.post_id) not in qrels_export(task=openqa).content
     assert f"\t{post_item.post_id}\t1" in qrels_export(task=answer_task).content
 
-    run = RunFactory.create(task=openqa)
-    for number, topic in own.items():
-        RunRowFactory.create(
-            run=run, topic=topic, post_id=None, rank=1, score=1.0, answer=texts[number]
-        )
     evaluation_job_run(job=EvaluationJob.objects.create(task=openqa, qrels=qrels))
     result = EvaluationResult.objects.get(run=run)
     assert result.measures["ar"] == pytest.approx(1.5)
     assert result.measures["p1"] == pytest.approx(0.5)
+    assert result.measures["answers"] == ids

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from evaluation.models import EvaluationJob, QrelsVersion
-from evaluation.services import evaluation_job_run, qrels_export
+from evaluation.services import evaluation_job_run, qrels_export, results_publish
 from tests.factories import UserFactory
 from tests.integration.evaluation_data import JudgedTask, judged_answer_task
 
@@ -51,9 +51,8 @@ def test_staff_results_page_shows_runs_best_first_with_significance_when_evaluat
 def test_participant_sees_only_own_runs_without_staff_tables_when_results_published(
     evaluated: tuple[JudgedTask, QrelsVersion],
 ) -> None:
-    data, _ = evaluated
-    data.task.campaign.results_published = True
-    data.task.campaign.save()
+    data, qrels = evaluated
+    results_publish(task=data.task, qrels=qrels, by=UserFactory.create(is_staff=True))
     client, user = logged_in()
     data.beta.team.members.add(user)
     response = client.get(reverse("evaluation:results", args=[data.task.pk]))

@@ -22,8 +22,10 @@ from assessment.agreement import (
     cohen_kappa_binary,
     kappa_of_pairs,
     krippendorff_alpha,
+    mean_over_topics,
     pairwise_agreements,
     percentage_agreement,
+    pooled_pairs,
 )
 
 # The oracles warn (and answer NaN) exactly where ours answers "n/a" with a reason.
@@ -395,3 +397,73 @@ def test_grades_outside_a_narrowed_scale_are_measured_without_crashing_when_left
     assert krippendorff_alpha(ratings, level="ordinal", domain=(0, 1)).value is not None
     pairs = [(3, 2), (0, 0), (1, 1)]
     assert kappa_of_pairs(pairs, weights="linear", categories=(0, 1)).value is not None
+
+
+# --- Over a task's topics: pooled kappa and ARQMath-2's mean over topics --------------------
+
+topic_pairs = st.lists(
+    st.lists(st.tuples(grades, grades), min_size=0, max_size=12), min_size=1, max_size=8
+)
+
+
+def sklearn_mean_over_topics(topics: list[list[tuple[int, int]]], binary: bool) -> list[float]:
+    """Each topic's kappa by scikit-learn where it is defined (2+ hits, not NaN)."""
+    values = []
+    for pairs in topics:
+        if len(pairs) < 2:
+            continue
+        if binary:
+            pairs = [(int(a >= 2), int(b >= 2)) for a, b in pairs]
+        a, b = zip(*pairs, strict=True)
+        with np.errstate(all="ignore"):
+            value = float(cohen_kappa_score(a, b, labels=[0, 1] if binary else [0, 1, 2, 3]))
+        if not math.isnan(value):
+            values.append(value)
+    return values
+
+
+@settings(max_examples=200, deadline=None)
+@given(topics=topic_pairs, binary=st.booleans())
+def test_mean_over_topics_matches_sklearn_per_topic_when_undefined_topics_are_left_out(
+    topics, binary
+) -> None:
+    per_topic = []
+    for i, pairs in enumerate(topics):
+        a, b = as_ratings(pairs)
+        per_topic.append((f"A.{i}", cohen_kappa_binary(a, b) if binary else cohen_kappa(a, b)))
+    ours = mean_over_topics(per_topic)
+    theirs = sklearn_mean_over_topics(topics, binary)
+    assert ours.mean.n == len(theirs)
+    assert len(ours.left_out) == len(topics) - len(theirs)
+    if theirs:
+        assert ours.mean.value == pytest.approx(float(np.mean(theirs)), abs=1e-9)
+    else:
+        assert ours.mean.value is None
+
+
+def test_mean_over_topics_lists_topics_left_out_with_reason_when_kappa_undefined() -> None:
+    found = mean_over_topics(
+        [
+            ("A.1", kappa_of_pairs([(3, 3), (0, 0), (2, 1)])),
+            ("A.2", kappa_of_pairs([(2, 2), (2, 2)])),  # both said M every time
+            ("A.3", kappa_of_pairs([(1, 0)])),
+            ("A.4", kappa_of_pairs([(3, 0), (0, 3)])),
+        ]
+    )
+    one = kappa_of_pairs([(3, 3), (0, 0), (2, 1)]).value
+    assert found.mean.value == pytest.approx((one + -1.0) / 2)  # type: ignore[operator]
+    assert found.mean.n == 2
+    assert found.left_out == [("A.2", NO_VARIATION), ("A.3", FEWER_THAN_TWO)]
+
+
+def test_pooled_kappa_is_sklearn_kappa_of_every_pairs_shared_hits_together() -> None:
+    ratings = {
+        "ann": {1: 3, 2: 0, 3: 2, 4: 1},
+        "bob": {1: 3, 2: 1, 3: 2},
+        "cat": {3: 0, 4: 1, 5: 2},
+    }
+    pairs = pooled_pairs(ratings)
+    assert sorted(pairs) == sorted([(3, 3), (0, 1), (2, 2), (2, 0), (1, 1), (2, 0)])
+    a, b = zip(*pairs, strict=True)
+    theirs = float(cohen_kappa_score(a, b, labels=[0, 1, 2, 3]))
+    assert kappa_of_pairs(pairs).value == pytest.approx(theirs)

@@ -11,6 +11,8 @@ PURE_PACKAGES = ["pooling/algorithms", "pooling/formats", "collection/formats"]
 PURE_MODULES = [
     "evaluation/measures.py",
     "evaluation/qrels.py",
+    "evaluation/readiness.py",
+    "evaluation/answers.py",
     "assessment/agreement.py",
     "assessment/guidelines.py",
     "assessment/guidelines_defaults.py",

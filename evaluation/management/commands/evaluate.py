@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evaluation.answers import AnswerMapError
 from evaluation.qrels import QrelsFormatError
 from evaluation.reports import RENDERERS
 from evaluation.runfiles import RunFileError, evaluate_run_files
@@ -29,11 +30,18 @@ class Command(BaseCommand):
             "--formula-index", help="ARQMath formula index TSV (formula task: id -> visual id)"
         )
         parser.add_argument(
+            "--answer-map",
+            metavar="FILE",
+            help="open QA: TSV of run tag, topic, answer id giving native Task 3 run files "
+            "(topic rank score run sources answer) their answer ids",
+        )
+        parser.add_argument(
             "--average",
             choices=["all", "run"],
             default="all",
-            help="mean over all qrels topics, a missing topic scoring 0 (published), "
-            "or over the run's own topics",
+            help="mean over all qrels topics, a missing topic scoring 0 (ARQMath-1's "
+            "published tables, the default), or over the run's own topics (ARQMath-2/3 "
+            "scripts, trec_eval without -c); in the app each task sets it",
         )
         parser.add_argument("--format", choices=sorted(RENDERERS), default="table")
 
@@ -45,8 +53,9 @@ class Command(BaseCommand):
                 kind=options["kind"],
                 formula_index=options["formula_index"],
                 average=options["average"],
+                answer_map=options["answer_map"],
             )
-        except (QrelsFormatError, RunFileError, OSError) as error:
+        except (QrelsFormatError, RunFileError, AnswerMapError, OSError) as error:
             raise CommandError(str(error)) from error
         if options["format"] != "json":
             for row in rows:

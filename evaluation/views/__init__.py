@@ -1,0 +1,15 @@
+"""Pages of the evaluation app (a package: results, qrels, publication)."""
+
+from evaluation.views.publication import publication_page
+from evaluation.views.qrels import job_progress, qrels_download, qrels_page
+from evaluation.views.results import results_download, results_index, results_page
+
+__all__ = [
+    "job_progress",
+    "publication_page",
+    "qrels_download",
+    "qrels_page",
+    "results_download",
+    "results_index",
+    "results_page",
+]

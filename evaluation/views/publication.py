@@ -1,0 +1,87 @@
+"""Publishing a task's results (staff): choose the official qrels version, review what
+participants will see, publish or withdraw; every change is listed (issue 12 §1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.db.models import Count, F, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from collection.models import RetrievalTask
+from evaluation import selectors
+from evaluation.models import PublicationEvent, QrelsVersion
+from evaluation.services import PublicationError, results_publish, results_withdraw
+from evaluation.views.common import staff_required, task_or_404
+from evaluation.views.results import qrels_notice
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = task_or_404(task_id)
+    if request.method == "POST":
+        return _change(request, task)
+    publication = selectors.publication_of(task)
+    versions = list(
+        QrelsVersion.objects.filter(task=task, level="item").annotate(
+            scored=Count("results", filter=Q(results__run_version=F("results__run__version")))
+        )
+    )
+    wanted = request.GET.get("qrels", "")
+    chosen = next((v for v in versions if str(v.pk) == wanted), None)
+    if chosen is None and publication is not None:
+        chosen = next((v for v in versions if v.pk == publication.qrels_id), None)
+    if chosen is None:
+        chosen = next((v for v in versions if v.scored), versions[0] if versions else None)
+    context: dict[str, Any] = {
+        "task": task,
+        "publication": publication,
+        "versions": versions,
+        "chosen": chosen,
+        "events": PublicationEvent.objects.filter(task=task).select_related("qrels")[:50],
+    }
+    if chosen is not None:
+        job = selectors.latest_job(task, chosen)
+        scored = selectors.visible_results(task, chosen, user=None)
+        context |= {
+            "scored": selectors.result_rows(scored, job, chosen),
+            "not_scored": selectors.runs_not_scored(task, chosen, user=None),
+            "qrels_notice": qrels_notice(chosen),
+        }
+        context["teams"] = sorted({row["team"] for row in context["scored"]})
+    return render(request, "evaluation/publication.html", context)
+
+
+def _change(request: HttpRequest, task: RetrievalTask) -> HttpResponse:
+    action = request.POST.get("action")
+    wanted = request.POST.get("qrels", "")
+    try:
+        if action == "publish":
+            qrels = QrelsVersion.objects.filter(
+                task=task, pk=int(wanted) if wanted.isdigit() else 0
+            ).first()
+            if qrels is None:
+                raise PublicationError("choose a qrels version of this task")
+            results_publish(task=task, qrels=qrels, by=request.user)
+            messages.success(
+                request,
+                f"Published {task.get_kind_display()} with qrels version {qrels.pk} "
+                f"({qrels.checksum[:12]}): participants now see their runs' scores.",
+            )
+        elif action == "withdraw":
+            results_withdraw(task=task, by=request.user)
+            messages.success(
+                request, f"Withdrew the results of {task.get_kind_display()} from participants."
+            )
+        else:
+            raise PublicationError("unknown action")
+    except PublicationError as error:
+        messages.error(request, str(error))
+        url = reverse("evaluation:publication", args=[task.pk])
+        return redirect(f"{url}?qrels={wanted}" if wanted.isdigit() else url)
+    return redirect("evaluation:results", task_id=task.pk)

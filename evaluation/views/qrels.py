@@ -1,0 +1,184 @@
+"""The qrels page (staff): readiness per topic, export (or "export anyway"), import, evaluate."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from collection.models import RetrievalTask
+from evaluation import selectors
+from evaluation.models import EvaluationJob, QrelsVersion
+from evaluation.qrels import QrelsFormatError
+from evaluation.reports import AVERAGE_TEXT
+from evaluation.services import (
+    QrelsExportError,
+    QrelsIncompleteError,
+    evaluation_job_start,
+    qrels_export,
+    qrels_import,
+    qrels_policy,
+)
+from evaluation.services.jobs import EvaluationRequestError
+from evaluation.views.common import staff_required, task_or_404
+
+
+class QrelsExportForm(forms.Form):
+    min_relevant = forms.IntegerField(
+        required=False,
+        min_value=0,
+        label="Minimum H+M items per topic",
+        help_text="Topics with fewer are dropped (ARQMath: 2). 0 keeps every topic; empty "
+        "uses the task's setting.",
+    )
+    use_dual = forms.BooleanField(
+        required=False, initial=True, label="Count dual assessments where no official one exists"
+    )
+    level = forms.ChoiceField(
+        choices=[("item", "Item level"), ("instance", "Instance level (formula task)")]
+    )
+    label = forms.CharField(max_length=100, required=False)
+    allow_incomplete = forms.BooleanField(
+        required=False,
+        label="Export anyway, although items are unjudged",
+        help_text="Unjudged items get no qrels row; the version and every result computed on "
+        "it say how incomplete it was.",
+    )
+
+
+class QrelsImportForm(forms.Form):
+    file = forms.FileField(help_text="topic 0 id grade, tab-separated; the file's order is kept.")
+    label = forms.CharField(max_length=100, required=False, initial="official")
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = task_or_404(task_id)
+    action = request.POST.get("action")
+    form = QrelsExportForm(
+        request.POST if action == "export" else None, initial={"min_relevant": task.min_relevant}
+    )
+    upload = QrelsImportForm(request.POST if action == "import" else None, request.FILES or None)
+    if request.method == "POST":
+        done = (
+            _qrels_upload(request, task, upload)
+            if action == "import"
+            else _qrels_action(request, task, form)
+        )
+        if done:
+            return redirect("evaluation:qrels", task_id=task.pk)
+    context = {
+        "task": task,
+        "form": form,
+        "upload": upload,
+        "readiness": selectors.task_readiness(task, qrels_policy(task=task)),
+        "average_text": AVERAGE_TEXT[task.average],
+        "versions": selectors.qrels_versions(task),
+        "jobs": EvaluationJob.objects.filter(task=task).select_related("qrels")[:8],
+    }
+    return render(request, "evaluation/qrels.html", context)
+
+
+def _qrels_action(request: HttpRequest, task: RetrievalTask, form: QrelsExportForm) -> bool:
+    """Export or evaluate; False re-renders the page with the form's errors."""
+    try:
+        if request.POST.get("action") == "export":
+            return _export(request, task, form)
+        if request.POST.get("action") == "evaluate":
+            version = get_object_or_404(QrelsVersion, pk=_digits(request, "qrels"), task=task)
+            job = evaluation_job_start(task=task, qrels=version, requested_by=request.user)
+            messages.success(
+                request,
+                f"Evaluation {job.pk} started: {job.runs_total} runs, means over "
+                f"{'each run' if job.average == 'run' else 'all qrels'} topics.",
+            )
+        else:
+            messages.error(request, "Unknown action.")
+    except (QrelsExportError, EvaluationRequestError) as error:
+        messages.error(request, str(error))
+    return True
+
+
+def _digits(request: HttpRequest, name: str) -> int:
+    value = request.POST.get(name, "")
+    return int(value) if value.isdigit() else 0  # 0 matches nothing: a 404, never a 500
+
+
+def _export(request: HttpRequest, task: RetrievalTask, form: QrelsExportForm) -> bool:
+    if not form.is_valid():
+        return False
+    data = form.cleaned_data
+    try:
+        version = qrels_export(
+            task=task,
+            policy=qrels_policy(
+                task=task, use_dual=data["use_dual"], min_relevant=data["min_relevant"]
+            ),
+            level=data["level"],
+            created_by=request.user,
+            label=data["label"],
+            allow_incomplete=data["allow_incomplete"],
+        )
+    except QrelsIncompleteError as error:
+        form.add_error("allow_incomplete", str(error))
+        return False
+    state = (
+        f"incomplete: {version.unjudged_items} items unjudged"
+        if version.is_incomplete
+        else "every pool item judged"
+    )
+    messages.success(
+        request, f"Qrels version {version.pk} ({version.checksum[:12]}) frozen, {state}."
+    )
+    return True
+
+
+def _qrels_upload(request: HttpRequest, task: RetrievalTask, upload: QrelsImportForm) -> bool:
+    if not upload.is_valid():
+        return False
+    try:
+        text = upload.cleaned_data["file"].read().decode("utf-8")
+        version = qrels_import(
+            task=task, text=text, label=upload.cleaned_data["label"], created_by=request.user
+        )
+    except UnicodeDecodeError:
+        upload.add_error("file", "not UTF-8 text")
+        return False
+    except QrelsFormatError as error:
+        upload.add_error("file", str(error))
+        return False
+    messages.success(request, f"Imported qrels version {version.pk} ({version.row_count} rows).")
+    return True
+
+
+@staff_required
+@require_GET
+def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
+    version = get_object_or_404(
+        QrelsVersion.objects.select_related("task__campaign"), pk=version_id
+    )
+    response = HttpResponse(
+        version.content, content_type="text/tab-separated-values; charset=utf-8"
+    )
+    task = version.task
+    name = f"{task.campaign.name}-{task.kind}-qrels-{version.level}-{version.checksum[:8]}.tsv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["X-Qrels-Checksum"] = version.checksum
+    return response
+
+
+@staff_required
+@require_GET
+def job_progress(request: HttpRequest, job_id: int) -> JsonResponse:
+    job = get_object_or_404(EvaluationJob, pk=job_id)
+    return JsonResponse(
+        {
+            "status": job.status,
+            "runs_done": job.runs_done,
+            "runs_total": job.runs_total,
+            "error": job.error,
+        }
+    )

@@ -1,0 +1,149 @@
+"""Results pages: staff see every run on any qrels version; a participant sees a published
+task's results for their own teams' runs, scored with the official qrels version."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from evaluation import selectors
+from evaluation.models import EvaluationJob, QrelsVersion
+from evaluation.qrels import natural_key
+from evaluation.reports import (
+    AVERAGE_TEXT,
+    COLUMNS,
+    RENDERERS,
+    average_notes,
+    family,
+    incomplete_note,
+    per_topic_csv,
+)
+from evaluation.views.common import task_or_404
+
+DOWNLOADS = {
+    "csv": ("text/csv", "csv"),
+    "json": ("application/json", "json"),
+    "latex": ("application/x-tex", "tex"),
+    "topics": ("text/csv", "topics.csv"),
+}
+
+
+@login_required
+@require_GET
+def results_index(request: HttpRequest) -> HttpResponse:
+    tasks = selectors.tasks_with_results(request.user).annotate(
+        versions=Count("qrels_versions", distinct=True),
+        evaluations_count=Count("evaluations", distinct=True),
+    )
+    return render(request, "evaluation/index.html", {"tasks": tasks})
+
+
+def qrels_notice(qrels: QrelsVersion | None) -> str:
+    """The warning every page showing results on ``qrels`` carries when it was incomplete."""
+    if qrels is None or not qrels.is_incomplete:
+        return ""
+    return incomplete_note(qrels.unjudged_items or 0, qrels.pool_items)
+
+
+@login_required
+@require_GET
+def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = task_or_404(task_id)
+    staff = request.user.is_staff
+    if not selectors.results_visible_to(request.user, task):
+        return render(request, "evaluation/unpublished.html", {"task": task}, status=403)
+    qrels = selectors.results_qrels(task, request.user, request.GET.get("qrels", ""))
+    job = selectors.latest_job(task, qrels) if qrels else None
+    results = selectors.visible_results(task, qrels, user=request.user) if qrels else None
+    rows = selectors.result_rows(results, job, qrels) if qrels and results is not None else []
+    columns = COLUMNS[family(task.kind)]
+    keys = [key for key, _, _ in columns]
+    measure = request.GET.get("measure", keys[0])
+    measure = measure if measure in keys else keys[0]
+    chosen = next(
+        (r for r in rows if str(r["id"]) == request.GET.get("run")), rows[0] if rows else None
+    )
+    context = {
+        "task": task,
+        "qrels": qrels,
+        "publication": selectors.publication_of(task) if staff else None,
+        "versions": selectors.qrels_versions(task).filter(level="item") if staff else [],
+        "job": job,
+        "rows": rows,
+        "not_scored": (selectors.runs_not_scored(task, qrels, user=request.user) if qrels else []),
+        "average_notes": average_notes(rows) or [AVERAGE_TEXT[task.average]],
+        "qrels_notice": qrels_notice(qrels),
+        "columns": columns,
+        "measure": measure,
+        "chosen": chosen,
+        "topics": _topic_rows(chosen, keys),
+        "chart": _chart_data(rows, columns, chosen, measure),
+        "significance": _significance(job, measure) if staff else [],
+        "reusability": job.reusability if staff and job else [],
+        "downloads": list(DOWNLOADS),
+    }
+    return render(request, "evaluation/results.html", context)
+
+
+def _topic_rows(chosen: dict | None, keys: list[str]) -> list[dict]:
+    if chosen is None:
+        return []
+    answers = chosen.get("answers", {})
+    return [
+        {
+            "topic": topic,
+            "values": [values.get(k, 0.0) for k in keys],
+            "answer": answers.get(topic, ""),
+            **values,
+        }
+        for topic, values in sorted(chosen["per_topic"].items(), key=lambda tv: natural_key(tv[0]))
+    ]
+
+
+def _chart_data(rows: list[dict], columns: list, chosen: dict | None, measure: str) -> dict:
+    topics = _topic_rows(chosen, [measure])
+    return {
+        "runs": [r["run"] for r in rows],
+        "measures": [
+            {"key": key, "label": label, "values": [r[key] for r in rows]}
+            for key, label, _ in columns
+        ],
+        "topic_run": chosen["run"] if chosen else "",
+        "topic_measure": next((label for key, label, _ in columns if key == measure), measure),
+        "topics": [t["topic"] for t in topics],
+        "topic_values": [t["values"][0] for t in topics],
+    }
+
+
+def _significance(job: EvaluationJob | None, measure: str) -> list[dict]:
+    if job is None or job.status != EvaluationJob.Status.DONE:
+        return []
+    tests = job.significance.get("measures", {}).get(measure, [])
+    return sorted(tests, key=lambda t: (t["t_p_holm"], t["a"], t["b"]))
+
+
+@login_required
+@require_GET
+def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpResponse:
+    task = task_or_404(task_id)
+    if fmt not in DOWNLOADS:
+        raise Http404("unknown format")
+    if not selectors.results_visible_to(request.user, task):
+        raise PermissionDenied("results are not published yet")
+    qrels = selectors.results_qrels(task, request.user, request.GET.get("qrels", ""))
+    if qrels is None:
+        raise Http404("no qrels for this task yet")
+    job = selectors.latest_job(task, qrels)
+    results = selectors.visible_results(task, qrels, user=request.user)
+    rows = selectors.result_rows(results, job, qrels)
+    kind = task.kind
+    body = per_topic_csv(rows, kind) if fmt == "topics" else RENDERERS[fmt](rows, kind)
+    content_type, suffix = DOWNLOADS[fmt]
+    response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
+    name = f"{task.campaign.name}-{task.kind}-results-{qrels.checksum[:8]}.{suffix}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
