@@ -23,6 +23,7 @@ from assessment.selectors.dashboard import task_dashboard
 from assessment.selectors.progress import assignments_with_progress
 from assessment.services.assignments import AssignmentError, assignment_move, assignment_revoke
 from assessment.services.judging import HitVerdict, JudgmentInvalid, item_submit, judgment_submit
+from evaluation.qrels import QrelsPolicy
 from evaluation.services import QrelsExportError, qrels_export
 from tests.factories import AssignmentFactory, UserFactory
 from tests.integration.test_judging_pools import Pool, answer_pool, assign, formula_pool
@@ -31,6 +32,12 @@ pytestmark = pytest.mark.django_db
 
 SECRET = "alice-private-comment-7781"
 CONTINUE, START_OVER = Assignment.Handover.CONTINUE, Assignment.Handover.START_OVER
+
+
+def export(pool):  # type: ignore[no-untyped-def]
+    """Qrels of whose judgment counts: no topic dropped for too few relevant items, and items
+    left unjudged on purpose do not stop the export."""
+    return qrels_export(task=pool.topic.task, policy=QrelsPolicy(), allow_incomplete=True)
 
 
 def judged_by_alice(pool: Pool) -> Assignment:
@@ -316,7 +323,11 @@ def test_qrels_count_the_whole_line_when_topic_moved_and_continued() -> None:
     grade(new, pool, 2, 2)
     third = Assignment.objects.get(pk=move_over_rest(new, CONTINUE, to="carol")["id"])
     grade(third, pool, 3, 0)
-    assert rows(pool, qrels_export(task=pool.topic.task)) == [(0, 3), (2, 2), (3, 0)]
+    assert rows(pool, export(pool)) == [
+        (0, 3),
+        (2, 2),
+        (3, 0),
+    ]
     [progress] = assignments_with_progress(third.assessor)
     assert (progress.judged, progress.total, progress.flagged) == (4, 4, 0)
     assert progress.is_done
@@ -327,14 +338,20 @@ def test_qrels_take_only_the_new_line_when_topic_started_over() -> None:
     old = judged_by_alice(pool)
     new = Assignment.objects.get(pk=move_over_rest(old, START_OVER)["id"])
     with pytest.raises(QrelsExportError, match="no judged items"):
-        qrels_export(task=pool.topic.task)  # Alice's work no longer counts
+        qrels_export(
+            task=pool.topic.task, policy=ALL_TOPICS, allow_incomplete=True
+        )  # Alice's work no longer counts
     grade(new, pool, 1, 1)
     grade(new, pool, 2, 2)
-    assert rows(pool, qrels_export(task=pool.topic.task)) == [(1, 1), (2, 2)]
+    assert rows(pool, export(pool)) == [(1, 1), (2, 2)]
     # A later continue-move carries Bob's line on, not Alice's.
     third = Assignment.objects.get(pk=move_over_rest(new, CONTINUE, to="carol")["id"])
     grade(third, pool, 0, 0)
-    assert rows(pool, qrels_export(task=pool.topic.task)) == [(0, 0), (1, 1), (2, 2)]
+    assert rows(pool, export(pool)) == [
+        (0, 0),
+        (1, 1),
+        (2, 2),
+    ]
 
 
 def test_qrels_rank_the_moved_official_line_above_dual_when_both_judged() -> None:
@@ -344,7 +361,7 @@ def test_qrels_rank_the_moved_official_line_above_dual_when_both_judged() -> Non
     grade(dual, pool, 0, 0)  # the official line says High
     grade(dual, pool, 3, 1)  # nobody official judged it
     move_over_rest(old, CONTINUE)
-    assert rows(pool, qrels_export(task=pool.topic.task)) == [(0, 3), (3, 1)]
+    assert rows(pool, export(pool)) == [(0, 3), (3, 1)]
 
 
 def test_revoking_without_a_move_takes_the_judgments_out_of_qrels_when_revoked() -> None:
@@ -352,7 +369,7 @@ def test_revoking_without_a_move_takes_the_judgments_out_of_qrels_when_revoked()
     old = judged_by_alice(pool)
     assignment_revoke(assignment=old)
     with pytest.raises(QrelsExportError):
-        qrels_export(task=pool.topic.task)
+        export(pool)
     assert len(alice_history(old)) == 2  # still stored and attributed
 
 
