@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -42,6 +43,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Redoc for /api/docs/ from a package, never a CDN
+    "csp",
     "collection",
     "pooling",
     "assessment",
@@ -50,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # see "Security headers / CSP" below
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -173,6 +177,7 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "REDOC_DIST": "SIDECAR",  # served from drf-spectacular-sidecar's static files
 }
 
 # --- Cache ----------------------------------------------------------------
@@ -200,6 +205,39 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 60 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 55 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# --- Security headers / CSP (https://django-csp.readthedocs.io/en/latest/configuration.html)
+# Every byte from participants and the collection is hostile (post HTML, TeX, answers): the
+# policy is the layer under nh3 (HTML) and MathJax's safe mode (TeX, static/js/mathjax-config.js).
+# - Scripts only from our own files: no inline <script>, no on*= handler, no javascript: URL,
+#   no eval. A page script is a file in static/js/, loaded with <script src> and wired to its
+#   page with data-* attributes (README, "Security headers").
+# - No inline style attributes (style-src-attr 'none'): nothing in markup, from a template or
+#   from TeX, can position or cover anything. MathJax lays formulas out through the CSSOM
+#   (element.style), which CSP does not restrict; templates size their bars with data-percent,
+#   data-grow and data-share (static/js/site.js).
+# - <style> elements may be inline (style-src 'unsafe-inline'): MathJax CHTML writes its font
+#   rules into one, and so does Redoc on /api/docs/; neither can take a nonce. Post HTML never
+#   holds one (nh3 drops <style> with its content) and TeX cannot create elements.
+# - Images: ours or data: URLs; fonts: ours (MathJax's woff files); fetch/XHR: ours only.
+# CSP_REPORT_URI (optional): where browsers POST violation reports.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "style-src-attr": [NONE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
+if os.environ.get("CSP_REPORT_URI"):
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["report-uri"] = [os.environ["CSP_REPORT_URI"]]
 
 # --- Logging --------------------------------------------------------------
 LOGGING = {
