@@ -28,11 +28,12 @@ from assessment.services.judging import (
     JudgmentInvalid,
     item_submit,
 )
+from config.params import MAX_ID
 from pooling.models import PoolItem
 
 
 class VerdictIn(serializers.Serializer):
-    hit = serializers.IntegerField(min_value=1)
+    hit = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     grade = serializers.IntegerField(min_value=0, max_value=3, allow_null=True, required=False)
     flag = serializers.ChoiceField(
         choices=[v for v in Judgment.Flag.values if v], allow_blank=True, required=False

@@ -7,6 +7,7 @@ it, static/js/judge.js submits to the JSON endpoint in assessment/api/judging.py
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Mapping
 
@@ -32,6 +33,7 @@ from assessment.services.judging import (
     item_submit,
 )
 from collection.models import RetrievalTask
+from config.params import BadParameter, page_filter, parse_choice, parse_float
 from pooling.models import PoolItem
 
 # Without JavaScript the page cannot see idle time; its time is capped at the idle limit.
@@ -45,6 +47,10 @@ CHOICES = [
     (Judgment.Flag.SYSTEM_FAILURE.value, "System failure", "f", "flag"),
     (Judgment.Flag.DONT_KNOW.value, "Do not know", "d", "flag"),
 ]
+
+CHOICE_VALUES = [value for value, _, _, _ in CHOICES]
+GRADE_VALUES = frozenset(str(grade) for grade in range(4))
+ITEM_STATES = ["all", "unjudged", "partial", "judged", "flagged"]
 
 # ARQMath Table 2, in our own words.
 DEFINITIONS = {
@@ -101,7 +107,14 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """Every item of the topic (judged, unjudged, flagged) to jump to and revise."""
     assignment = _assignment_or_404(request, assignment_id)
     statuses = item_statuses(assignment, detail=True)
-    wanted = request.GET.get("show", "all")
+    wanted = page_filter(
+        request,
+        parse_choice,
+        request.GET.get("show"),
+        name="show",
+        choices=ITEM_STATES,
+        default="all",
+    )
     shown = [s for s in statuses if wanted in ("all", s.state)]
     counts = {
         state: sum(1 for s in statuses if s.state == state)
@@ -140,31 +153,46 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
     }
 
 
+def _choice(data: Mapping[str, str], hit_id: int) -> str:
+    """The radio value of a hit: a grade digit or a flag ("" when none is chosen)."""
+    name = f"choice-{hit_id}"
+    return parse_choice(data.get(name, "").strip(), name=name, choices=CHOICE_VALUES, default="")
+
+
 def verdicts_from_form(data: Mapping[str, str], hit_ids: list[int]) -> list[HitVerdict]:
-    """The hits the form gives a choice for; the radio value is a grade digit or a flag."""
-    verdicts = []
+    """The hits the form gives a choice for; the radio value is a grade digit or a flag.
+
+    A value that is neither (a tampered form) is that hit's error, like any invalid verdict."""
+    verdicts, problems = [], {}
     for hit_id in hit_ids:
-        choice = data.get(f"choice-{hit_id}", "").strip()
-        comment = data.get(f"comment-{hit_id}", "")
-        if not choice:
+        try:
+            choice = _choice(data, hit_id)
+        except BadParameter as error:
+            problems[hit_id] = str(error)
             continue
-        if choice.isdigit():
+        comment = data.get(f"comment-{hit_id}", "")
+        if choice in GRADE_VALUES:
             verdicts.append(HitVerdict(hit_id=hit_id, grade=int(choice), comment=comment))
-        else:
+        elif choice:
             verdicts.append(HitVerdict(hit_id=hit_id, flag=choice, comment=comment))
+    if problems:
+        raise JudgmentInvalid(problems)
     return verdicts
 
 
 def _form_seconds(data: Mapping[str, str]) -> float:
+    # Timing is telemetry: a missing or unreadable value falls back, it never refuses a verdict.
     try:
-        return max(0.0, float(data.get("active_seconds", "")))
-    except ValueError:
+        # Longer visits are the service's to cap (MAX_ACTIVE_SECONDS).
+        seconds = data.get("active_seconds")
+        return parse_float(seconds, name="active_seconds", low=0.0, high=sys.float_info.max)
+    except BadParameter:
         pass
     try:
-        elapsed = time.time() - float(data.get("opened_at", ""))
-    except ValueError:
+        opened_at = parse_float(data.get("opened_at"), name="opened_at", low=0.0, high=time.time())
+    except BadParameter:
         return 0.0
-    return min(max(elapsed, 0.0), IDLE_LIMIT_SECONDS)
+    return min(time.time() - opened_at, IDLE_LIMIT_SECONDS)
 
 
 @login_required
@@ -180,8 +208,8 @@ def judge_item(request: HttpRequest, assignment_id: int, item_id: int) -> HttpRe
     hit_ids = item_hit_ids(assignment, item_id)
     if hit_ids is None:
         raise Http404("No such item in this topic.")
-    verdicts = verdicts_from_form(request.POST, hit_ids)
     try:
+        verdicts = verdicts_from_form(request.POST, hit_ids)
         item_submit(
             assignment=assignment,
             item=PoolItem(pk=item_id, topic_id=assignment.topic_id),
@@ -205,9 +233,12 @@ def _rerender_invalid(
         raise Http404("No such item in this topic.")
     # Keep what the assessor chose on the page so nothing typed is lost.
     for hit in page.hits:
-        choice = request.POST.get(f"choice-{hit.hit_id}", "")
-        hit.grade = int(choice) if choice.isdigit() else None
-        hit.flag = "" if choice.isdigit() else choice
+        try:
+            choice = _choice(request.POST, hit.hit_id)
+        except BadParameter:
+            choice = ""
+        hit.grade = int(choice) if choice in GRADE_VALUES else None
+        hit.flag = "" if choice in GRADE_VALUES else choice
         hit.comment = request.POST.get(f"comment-{hit.hit_id}", hit.comment)
     return render(request, "assessment/judge.html", _page_context(page, error.problems), status=400)
 

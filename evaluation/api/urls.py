@@ -7,7 +7,7 @@ from evaluation.api import views
 app_name = "evaluation_api"
 urlpatterns: list = [
     path("qrels/", views.QrelsListView.as_view(), name="qrels-list"),
-    path("qrels/<int:pk>/", views.QrelsDetailView.as_view(), name="qrels-detail"),
-    path("qrels/<int:pk>/download/", views.QrelsDownloadView.as_view(), name="qrels-download"),
+    path("qrels/<id:pk>/", views.QrelsDetailView.as_view(), name="qrels-detail"),
+    path("qrels/<id:pk>/download/", views.QrelsDownloadView.as_view(), name="qrels-download"),
     path("results/", views.ResultListView.as_view(), name="results-list"),
 ]
