@@ -9,6 +9,7 @@ from django.db.models import Q, QuerySet
 
 from assessment.models import Adjudication, Assignment, Judgment
 from collection.models import Formula, RetrievalTask
+from config.access import is_organizer, results_visible_to
 from evaluation.measures import RunRow
 from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
 from evaluation.qrels import JudgmentRecord, JudgmentSource
@@ -132,24 +133,16 @@ def latest_job(task: RetrievalTask, qrels: QrelsVersion | None) -> EvaluationJob
 def results_for(
     task: RetrievalTask, qrels: QrelsVersion, *, user: Any
 ) -> QuerySet[EvaluationResult]:
-    """Results a user may see: staff all; a participant their own teams' runs once published."""
-    results = EvaluationResult.objects.filter(run__task=task, qrels=qrels).select_related(
-        "run__team"
-    )
-    if user.is_staff:
-        return results
-    if not task.campaign.results_published:
-        return results.none()
-    return results.filter(run__team__members=user)
+    """The task's results against ``qrels`` that ``user`` may see (config.access)."""
+    return results_visible_to(user, task).filter(qrels=qrels).select_related("run__team")
 
 
 def tasks_with_results(user: Any) -> QuerySet[RetrievalTask]:
+    """Every task for organizers; for anybody else the tasks with results they may see."""
     tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
-    if user.is_staff:
+    if is_organizer(user):
         return tasks
-    return tasks.filter(
-        campaign__results_published=True, runs__team__members=user, runs__results__isnull=False
-    ).distinct()
+    return tasks.filter(pk__in=results_visible_to(user).values("run__task_id"))
 
 
 def result_rows(results: Iterable[EvaluationResult], job: EvaluationJob | None) -> list[dict]:

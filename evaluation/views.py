@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from functools import wraps
-from typing import Any
-
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -15,6 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from collection.models import RetrievalTask
+from config.access import is_organizer, organizer_required, results_open_to, task_for
+from config.params import page_filter, parse_choice, parse_id
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.qrels import DEFAULT_PRECEDENCE, QrelsFormatError, QrelsPolicy
@@ -33,17 +32,6 @@ DOWNLOADS = {
     "latex": ("application/x-tex", "tex"),
     "topics": ("text/csv", "topics.csv"),
 }
-
-
-def staff_required(view: Any) -> Any:
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_staff:
-            raise PermissionDenied("organizers only")
-        return view(request, *args, **kwargs)
-
-    return wrapped
 
 
 class QrelsExportForm(forms.Form):
@@ -67,15 +55,11 @@ class QrelsImportForm(forms.Form):
     label = forms.CharField(max_length=100, required=False, initial="official")
 
 
-def _task(task_id: int) -> RetrievalTask:
-    return get_object_or_404(RetrievalTask.objects.select_related("campaign"), pk=task_id)
-
-
 def _chosen_qrels(request: HttpRequest, task: RetrievalTask) -> QrelsVersion | None:
-    wanted = request.GET.get("qrels", "")
+    wanted = parse_id(request.GET.get("qrels"), name="qrels", default=None)
     versions = QrelsVersion.objects.filter(task=task, level="item")
-    if wanted.isdigit():
-        return get_object_or_404(versions, pk=int(wanted))
+    if wanted is not None:
+        return get_object_or_404(versions, pk=wanted)
     latest = selectors.latest_job(task, None)
     return latest.qrels if latest is not None else versions.first()
 
@@ -93,9 +77,9 @@ def results_index(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
-    staff = request.user.is_staff
-    if not staff and not task.campaign.results_published:
+    task = task_for(request.user, task_id)
+    staff = is_organizer(request.user)
+    if not results_open_to(request.user, task):
         return render(request, "evaluation/unpublished.html", {"task": task}, status=403)
     qrels = _chosen_qrels(request, task)
     job = selectors.latest_job(task, qrels) if qrels else None
@@ -106,11 +90,16 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     )
     columns = COLUMNS[family(task.kind)]
     keys = [key for key, _, _ in columns]
-    measure = request.GET.get("measure", keys[0])
-    measure = measure if measure in keys else keys[0]
-    chosen = next(
-        (r for r in rows if str(r["id"]) == request.GET.get("run")), rows[0] if rows else None
+    measure = page_filter(
+        request,
+        parse_choice,
+        request.GET.get("measure"),
+        name="measure",
+        choices=keys,
+        default=keys[0],
     )
+    run = page_filter(request, parse_id, request.GET.get("run"), name="run", default=None)
+    chosen = next((r for r in rows if r["id"] == run), rows[0] if rows else None)
     context = {
         "task": task,
         "qrels": qrels,
@@ -165,10 +154,10 @@ def _significance(job: EvaluationJob | None, measure: str) -> list[dict]:
 @login_required
 @require_GET
 def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     if fmt not in DOWNLOADS:
         raise Http404("unknown format")
-    if not request.user.is_staff and not task.campaign.results_published:
+    if not results_open_to(request.user, task):
         raise PermissionDenied("results are not published yet")
     qrels = _chosen_qrels(request, task)
     if qrels is None:
@@ -184,10 +173,10 @@ def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpRespon
     return response
 
 
-@staff_required
+@organizer_required
 @require_http_methods(["GET", "POST"])
 def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     action = request.POST.get("action")
     form = QrelsExportForm(request.POST if action == "export" else None)
     upload = QrelsImportForm(request.POST if action == "import" else None, request.FILES or None)
@@ -228,7 +217,8 @@ def _qrels_action(request: HttpRequest, task: RetrievalTask, form: QrelsExportFo
                 request, f"Qrels version {version.pk} ({version.checksum[:12]}) ready."
             )
         elif request.POST.get("action") == "evaluate":
-            version = get_object_or_404(QrelsVersion, pk=request.POST.get("qrels"), task=task)
+            qrels_id = parse_id(request.POST.get("qrels"), name="qrels")
+            version = get_object_or_404(QrelsVersion, pk=qrels_id, task=task)
             job = evaluation_job_start(task=task, qrels=version, requested_by=request.user)
             messages.success(request, f"Evaluation {job.pk} started: {job.runs_total} runs.")
         else:
@@ -256,7 +246,7 @@ def _qrels_upload(request: HttpRequest, task: RetrievalTask, upload: QrelsImport
     return True
 
 
-@staff_required
+@organizer_required
 @require_GET
 def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
     version = get_object_or_404(
@@ -272,7 +262,7 @@ def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
     return response
 
 
-@staff_required
+@organizer_required
 @require_GET
 def job_progress(request: HttpRequest, job_id: int) -> JsonResponse:
     job = get_object_or_404(EvaluationJob, pk=job_id)

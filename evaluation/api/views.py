@@ -8,11 +8,12 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.access import IsOrganizer, results_visible_to
+from config.params import parse_id
 from evaluation.api.serializers import (
     EvaluationResultSerializer,
     QrelsExportSerializer,
@@ -28,13 +29,13 @@ TASK_PARAMETER = OpenApiParameter("task", int, description="only this retrieval 
 class QrelsListView(generics.ListAPIView):
     """Frozen qrels versions, newest first. POST exports a new one from the judgments."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
     serializer_class = QrelsVersionSerializer
 
     def get_queryset(self) -> QuerySet[QrelsVersion]:
         versions = QrelsVersion.objects.select_related("created_by").defer("content")
-        task = self.request.query_params.get("task", "")
-        return versions.filter(task_id=int(task)) if task.isdigit() else versions
+        task = parse_id(self.request.query_params.get("task"), name="task", default=None)
+        return versions if task is None else versions.filter(task_id=task)
 
     @extend_schema(parameters=[TASK_PARAMETER])
     def get(self, request: Request, *args: object, **kwargs: object) -> Response:
@@ -62,7 +63,7 @@ class QrelsListView(generics.ListAPIView):
 
 
 class QrelsDetailView(generics.RetrieveAPIView):
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
     serializer_class = QrelsVersionSerializer
     queryset = QrelsVersion.objects.select_related("created_by").defer("content")
 
@@ -70,7 +71,7 @@ class QrelsDetailView(generics.RetrieveAPIView):
 class QrelsDownloadView(APIView):
     """The qrels file itself: ``topic 0 id grade``, tab-separated."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
 
     @extend_schema(responses={(200, "text/tab-separated-values"): str})
     def get(self, request: Request, pk: int) -> HttpResponse:
@@ -90,18 +91,15 @@ class ResultListView(generics.ListAPIView):
     serializer_class = EvaluationResultSerializer
 
     def get_queryset(self) -> QuerySet[EvaluationResult]:
-        results = EvaluationResult.objects.select_related("run__team").order_by("run_id", "-id")
+        results = results_visible_to(self.request.user).select_related("run__team")
         params = self.request.query_params
-        if params.get("task", "").isdigit():
-            results = results.filter(run__task_id=int(params["task"]))
-        if params.get("qrels", "").isdigit():
-            results = results.filter(qrels_id=int(params["qrels"]))
-        user = self.request.user
-        if user.is_staff:
-            return results
-        return results.filter(
-            run__task__campaign__results_published=True, run__team__members=user.pk
-        ).distinct()
+        task = parse_id(params.get("task"), name="task", default=None)
+        qrels = parse_id(params.get("qrels"), name="qrels", default=None)
+        if task is not None:
+            results = results.filter(run__task_id=task)
+        if qrels is not None:
+            results = results.filter(qrels_id=qrels)
+        return results.order_by("run_id", "-id")
 
     @extend_schema(
         parameters=[TASK_PARAMETER, OpenApiParameter("qrels", int, description="qrels version")]

@@ -21,6 +21,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from collection.models import RetrievalTask
+from config.access import is_organizer
 from pooling.formats import ParsedRun, read_run
 from pooling.models import RUN_TAG_VALIDATOR, Run, RunRow, Team
 from pooling.services.runs_context import run_context, task_topic_ids
@@ -59,7 +60,7 @@ def team_for_user(user: User, *, team_name: str | None = None) -> Team | None:
     else their only team; ``None`` when that is ambiguous or they have none."""
     if team_name:
         teams = Team.objects.filter(name=team_name)
-        if not getattr(user, "is_staff", False):
+        if not is_organizer(user):
             teams = teams.filter(members=user)
         return teams.first()
     mine = list(Team.objects.filter(members=user)[:2])
