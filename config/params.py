@@ -38,6 +38,7 @@ __all__ = [
     "parse_id",
     "parse_int",
     "parse_optional_id",
+    "parse_text",
 ]
 
 # Primary keys are PostgreSQL bigints (DEFAULT_AUTO_FIELD = BigAutoField).
@@ -129,6 +130,18 @@ def parse_float(
     if not math.isfinite(number) or not low <= number <= high:
         raise BadParameter(name, f"must be between {low:g} and {high:g}, not {_shown(raw)}")
     return number
+
+
+def parse_text(raw: str | None, *, name: str, max_length: int, default: Any = "") -> str:
+    """Free text from a form field read without a Django form: at most ``max_length``
+    characters and no NUL (PostgreSQL refuses it in text: it was a 500)."""
+    if raw is None:
+        return default  # type: ignore[no-any-return]
+    if "\x00" in raw:
+        raise BadParameter(name, "must not contain NUL characters")
+    if len(raw) > max_length:
+        raise BadParameter(name, f"must be at most {max_length} characters, not {len(raw)}")
+    return raw
 
 
 def parse_choice(

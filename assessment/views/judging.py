@@ -7,6 +7,7 @@ it, static/js/judge.js submits to the JSON endpoint in assessment/api/judging.py
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Mapping
@@ -33,7 +34,7 @@ from assessment.services.judging import (
     item_submit,
 )
 from collection.models import RetrievalTask
-from config.params import BadParameter, page_filter, parse_choice, parse_float
+from config.params import BadParameter, page_filter, parse_choice, parse_float, parse_text
 from pooling.models import PoolItem
 
 # Without JavaScript the page cannot see idle time; its time is capped at the idle limit.
@@ -50,6 +51,7 @@ CHOICES = [
 
 CHOICE_VALUES = [value for value, _, _, _ in CHOICES]
 GRADE_VALUES = frozenset(str(grade) for grade in range(4))
+COMMENT_MAX_LENGTH = 5000  # as the JSON endpoint (assessment/api/judging.py)
 ITEM_STATES = ["all", "unjudged", "partial", "judged", "flagged"]
 
 # ARQMath Table 2, in our own words.
@@ -159,6 +161,11 @@ def _choice(data: Mapping[str, str], hit_id: int) -> str:
     return parse_choice(data.get(name, "").strip(), name=name, choices=CHOICE_VALUES, default="")
 
 
+def _comment(data: Mapping[str, str], hit_id: int, default: str = "") -> str:
+    name = f"comment-{hit_id}"
+    return parse_text(data.get(name), name=name, max_length=COMMENT_MAX_LENGTH, default=default)
+
+
 def verdicts_from_form(data: Mapping[str, str], hit_ids: list[int]) -> list[HitVerdict]:
     """The hits the form gives a choice for; the radio value is a grade digit or a flag.
 
@@ -167,10 +174,10 @@ def verdicts_from_form(data: Mapping[str, str], hit_ids: list[int]) -> list[HitV
     for hit_id in hit_ids:
         try:
             choice = _choice(data, hit_id)
+            comment = _comment(data, hit_id)
         except BadParameter as error:
             problems[hit_id] = str(error)
             continue
-        comment = data.get(f"comment-{hit_id}", "")
         if choice in GRADE_VALUES:
             verdicts.append(HitVerdict(hit_id=hit_id, grade=int(choice), comment=comment))
         elif choice:
@@ -216,12 +223,16 @@ def judge_item(request: HttpRequest, assignment_id: int, item_id: int) -> HttpRe
             assessor=request.user,  # type: ignore[arg-type]
             verdicts=verdicts,
             active_seconds=_form_seconds(request.POST),
-            client_token=request.POST.get("client_token", ""),
+            client_token=parse_text(
+                request.POST.get("client_token"), name="client_token", max_length=64
+            ),
         )
     except JudgingNotFound as error:
         raise Http404(str(error)) from error
     except JudgmentInvalid as error:
         return _rerender_invalid(request, assignment, item_id, error)
+    except BadParameter as error:  # a tampered hidden field: the page says so, nothing stored
+        return _rerender_invalid(request, assignment, item_id, JudgmentInvalid({0: str(error)}))
     return _after_submit(request, assignment, item_id, len(verdicts))
 
 
@@ -239,7 +250,8 @@ def _rerender_invalid(
             choice = ""
         hit.grade = int(choice) if choice in GRADE_VALUES else None
         hit.flag = "" if choice in GRADE_VALUES else choice
-        hit.comment = request.POST.get(f"comment-{hit.hit_id}", hit.comment)
+        with contextlib.suppress(BadParameter):
+            hit.comment = _comment(request.POST, hit.hit_id, default=hit.comment)
     return render(request, "assessment/judge.html", _page_context(page, error.problems), status=400)
 
 

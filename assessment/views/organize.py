@@ -46,7 +46,14 @@ from assessment.services.training import TrainingError, gold_qrels_parse, traini
 from assessment.views.organize_forms import ASSIGNMENT_FORMS, TrainingForm, bound_assignment_form
 from collection.models import RetrievalTask, Topic
 from config.access import organizer_required, task_for
-from config.params import BadParameter, page_filter, parse_choice, parse_id, parse_int
+from config.params import (
+    BadParameter,
+    page_filter,
+    parse_choice,
+    parse_id,
+    parse_int,
+    parse_text,
+)
 from pooling.models import Hit
 
 ADJUDICATION_STATES = {"all": "all", "open": "not decided yet", "decided": "decided"}
@@ -279,7 +286,7 @@ def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
         hit = get_object_or_404(Hit, pk=hit_id, item__topic__task=task)
         try:
             grade = parse_int(request.POST.get("grade"), name="grade", low=0, high=3)
-            note = request.POST.get("note", "")
+            note = parse_text(request.POST.get("note"), name="note", max_length=5000)
             adjudication_decide(hit=hit, grade=grade, note=note, decided_by=_organizer(request))
             messages.success(request, f"Hit {hit.pk}: final grade {grade}.")
         except (AdjudicationError, BadParameter) as error:
