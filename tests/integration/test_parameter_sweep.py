@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import DatabaseError, transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -67,6 +68,7 @@ BAD_VALUES = [
 # The generic set is sent to every URL with each of these (a shorter list keeps the test fast).
 GENERIC_VALUES = ["²", "٣", "99999999999999999999999", "-1", "", "abc", "\x00", "9" * 5000]
 SKIPPED_NAMESPACES = {"admin"}
+REFUSED = {302, 401, 403}  # the login page, or not for this role
 # Sent to every URL at once, as query parameters (GET) and as form fields (POST).
 GENERIC = [
     "task",
@@ -398,15 +400,33 @@ class Sweep:
 
     def send(self, method: str, path: str, *, data: Any = None, as_json: bool = False) -> None:
         self.requests += 1
+        shown = f"{method} {path} {json.dumps(data, ensure_ascii=True)[:200]}"
+        # Each request in its own savepoint: a database error it caused is its own failure,
+        # not a broken transaction that fails every request after it.
+        try:
+            with transaction.atomic():
+                status = self._request(method, path, data, as_json)
+        except DatabaseError as error:
+            self.failures.append(f"{shown} -> left the transaction broken: {error}")
+            return
+        if status >= 500:
+            self.failures.append(f"{shown} -> {status}")
+
+    def refused(self, url: str) -> bool:
+        """Does the view turn this client away with valid parameters (POST if GET is 405)?"""
+        with transaction.atomic():
+            status = self._request("GET", url, None, as_json=False)
+            if status == 405:
+                status = self._request("POST", url, None, as_json=False)
+        return status in REFUSED
+
+    def _request(self, method: str, path: str, data: Any, as_json: bool) -> int:
         if method == "GET":
-            response = self.client.get(path, data)
-        elif as_json:
-            response = self.client.post(path, json.dumps(data), content_type="application/json")
-        else:
-            response = self.client.post(path, data or {})
-        if response.status_code >= 500:
-            shown = json.dumps(data, ensure_ascii=True)[:200]
-            self.failures.append(f"{method} {path} {shown} -> {response.status_code}")
+            return self.client.get(path, data).status_code
+        if as_json:
+            body = json.dumps(data)
+            return self.client.post(path, body, content_type="application/json").status_code
+        return self.client.post(path, data or {}).status_code
 
 
 def sweep_route(sweep: Sweep, route: Route, entry: Entry, campaign: Campaign) -> None:
@@ -419,6 +439,10 @@ def sweep_route(sweep: Sweep, route: Route, entry: Entry, campaign: Campaign) ->
             bad_url = build_path(route.route, {**valid, name: bad})
             sweep.send("GET", bad_url)
             sweep.send("POST", bad_url)
+    if sweep.refused(url):
+        # The view turns this role away before it reads anything (login page, 401, 403): the
+        # same parameters are read, and swept, for the roles it lets in.
+        entry = Entry()
     for name in entry.query:
         for bad in BAD_VALUES:
             sweep.send("GET", url, data={name: bad})
