@@ -505,7 +505,9 @@ def test_no_url_answers_5xx_when_parameters_are_malformed(role: str, campaign: C
 
 def _logged_in(campaign: Campaign, role: str) -> Client:
     client = Client()
-    client.force_login(campaign.users[role])
+    user = campaign.users[role]
+    assert user is not None
+    client.force_login(user)
     return client
 
 
