@@ -9,40 +9,40 @@ app_name = "assessment"
 # The organizer's dashboard (staff only) and an assessor's training round.
 organize_urls = [
     path("organize/", organize.index, name="organize"),
-    path("organize/task/<int:task_id>/", organize.task_overview, name="organize_task"),
+    path("organize/task/<id:task_id>/", organize.task_overview, name="organize_task"),
     path(
-        "organize/task/<int:task_id>/assignments/",
+        "organize/task/<id:task_id>/assignments/",
         organize.assignments,
         name="organize_assignments",
     ),
-    path("organize/task/<int:task_id>/training/", organize.training, name="organize_training"),
-    path("organize/task/<int:task_id>/agreement/", organize.agreement, name="organize_agreement"),
+    path("organize/task/<id:task_id>/training/", organize.training, name="organize_training"),
+    path("organize/task/<id:task_id>/agreement/", organize.agreement, name="organize_agreement"),
     path(
-        "organize/task/<int:task_id>/guidelines/",
+        "organize/task/<id:task_id>/guidelines/",
         organize_guidelines.guidelines_page,
         name="organize_guidelines",
     ),
     path(
-        "organize/task/<int:task_id>/adjudication/",
+        "organize/task/<id:task_id>/adjudication/",
         organize.adjudication,
         name="organize_adjudication",
     ),
     path(
-        "organize/task/<int:task_id>/judgments.csv",
+        "organize/task/<id:task_id>/judgments.csv",
         organize.export_judgments,
         name="organize_export_judgments",
     ),
     path(
-        "organize/task/<int:task_id>/agreement.csv",
+        "organize/task/<id:task_id>/agreement.csv",
         organize.export_agreement,
         name="organize_export_agreement",
     ),
-    path("training/<int:round_id>/", training.training_round_page, name="training_round"),
+    path("training/<id:round_id>/", training.training_round_page, name="training_round"),
 ]
 urlpatterns: list = [
     path("assess/", judging.assess_home, name="home"),
-    path("assess/<int:assignment_id>/", judging.assess_continue, name="continue"),
-    path("assess/<int:assignment_id>/items/", judging.item_list, name="items"),
-    path("assess/<int:assignment_id>/<int:item_id>/", judging.judge_item, name="judge"),
+    path("assess/<id:assignment_id>/", judging.assess_continue, name="continue"),
+    path("assess/<id:assignment_id>/items/", judging.item_list, name="items"),
+    path("assess/<id:assignment_id>/<id:item_id>/", judging.judge_item, name="judge"),
     *organize_urls,
 ]

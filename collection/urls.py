@@ -6,5 +6,5 @@ from collection import views
 
 app_name = "collection"
 urlpatterns = [
-    path("threads/<int:thread_id>/", views.thread, name="thread"),
+    path("threads/<id:thread_id>/", views.thread, name="thread"),
 ]

@@ -5,6 +5,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from collection import selectors
+from config.params import MAX_ID, page_filter, parse_int
 
 
 @login_required
@@ -12,7 +13,16 @@ def thread(request: HttpRequest, thread_id: int) -> HttpResponse:
     """The whole thread (question, answers, comments), opened from the judging page.
 
     ``?formula=<id>`` highlights that formula instance (a formula task's candidate)."""
-    highlight = request.GET.get("formula") or None
+    formula = page_filter(
+        request,
+        parse_int,
+        request.GET.get("formula"),
+        name="formula",
+        low=0,
+        high=MAX_ID,
+        default=None,
+    )
+    highlight = None if formula is None else str(formula)
     try:
         detail = selectors.thread_detail(thread_id, highlight_formula_id=highlight)
     except selectors.ThreadNotFound as missing:

@@ -4,10 +4,15 @@ from csp.constants import SELF
 from csp.decorators import csp_update
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
 from config import views
+from config.params import IdConverter
+
+# <id:name>: a database id, 1 to 2**63 - 1; anything else does not match (404, never a 500).
+# Every urls.py uses it for ids instead of <int:…>; registered here, before the includes.
+register_converter(IdConverter, "id")
 
 # /api/docs/: Redoc from drf-spectacular-sidecar (settings: REDOC_DIST), in a template without
 # inline script, so it works offline and under the Content-Security-Policy. Redoc's search runs

@@ -7,6 +7,10 @@ from django.utils import timezone
 from collection.models import RetrievalTask
 from pooling.models import Run
 
+# A result is current while its run has not been replaced since it was computed (issue 12 §1:
+# a run uploaded after the last evaluation is "not scored yet").
+CURRENT_RESULT = models.Q(run_version=models.F("run__version"))
+
 
 class QrelsVersion(models.Model):
     task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="qrels_versions")

@@ -1,5 +1,5 @@
 """Reads of the evaluation app: judgments as plain records, runs as rows, results for pages,
-and who may see which results (``results_visible_to``)."""
+and which results a page shows (who may see them: ``config.access``)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,22 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Q, QuerySet
 
 from assessment.models import Adjudication, Assignment, Judgment
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
+from config.access import is_organizer, results_visible_to
+from config.params import parse_id
 from evaluation.answers import answer_id
 from evaluation.measures import RankedRow, RunRow
-from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion, TaskPublication
+from evaluation.models import (
+    CURRENT_RESULT,
+    EvaluationJob,
+    EvaluationResult,
+    QrelsVersion,
+    TaskPublication,
+)
 from evaluation.qrels import JudgmentRecord, JudgmentSource, QrelsPolicy, counting_judgments
 from evaluation.readiness import PoolHit, QrelsReadiness, qrels_readiness
 from evaluation.reports import sort_rows
@@ -24,7 +32,6 @@ from pooling.models import Contribution, Hit, Run
 from pooling.models import RunRow as RunRowModel
 
 # A result scored the run as it is now: a run replaced since (Run.version) is "not scored yet".
-CURRENT_RESULT = Q(run_version=F("run__version"))
 
 VISUAL_ID_CHUNK = 20_000
 
@@ -184,24 +191,16 @@ def publication_of(task: RetrievalTask) -> TaskPublication | None:
     return TaskPublication.objects.filter(task=task).select_related("qrels", "changed_by").first()
 
 
-def results_visible_to(user: Any, task: RetrievalTask) -> bool:
-    """Whether ``user`` may see results of ``task`` at all: organizers always; anyone else once
-    the task is published (and then only their own teams' runs, scored with the official qrels:
-    ``visible_results``). The one home of this rule (issue 12 §1)."""
-    if getattr(user, "is_staff", False):
-        return True
-    return TaskPublication.objects.filter(task=task, published=True).exists()
-
-
 def results_qrels(task: RetrievalTask, user: Any, wanted: str = "") -> QrelsVersion | None:
     """Which qrels version a results page shows: a participant the official one; an organizer
     the one asked for, else the official one, else the latest evaluated (or exported)."""
     publication = publication_of(task)
-    if not getattr(user, "is_staff", False):
+    if not is_organizer(user):
         return publication.qrels if publication and publication.published else None
     versions = QrelsVersion.objects.filter(task=task, level="item")
-    if wanted.isdigit():
-        return versions.filter(pk=int(wanted)).first()
+    wanted_id = parse_id(wanted or None, name="qrels", default=None)
+    if wanted_id is not None:
+        return versions.filter(pk=wanted_id).first()
     if publication is not None:
         return publication.qrels
     latest = latest_job(task, None)
@@ -209,34 +208,21 @@ def results_qrels(task: RetrievalTask, user: Any, wanted: str = "") -> QrelsVers
 
 
 def _sees_all(user: Any) -> bool:
-    """``user=None`` asks for every run (services); staff see every run too."""
-    return user is None or getattr(user, "is_staff", False)
+    """``user=None`` asks for every run (services); organizers see every run too."""
+    return user is None or is_organizer(user)
 
 
 def visible_results(
     task: RetrievalTask, qrels: QrelsVersion, *, user: Any
 ) -> QuerySet[EvaluationResult]:
-    """Results a user may see: staff all current ones on ``qrels``; a participant their own
-    teams' current results, on the official qrels of a published task only."""
-    results = EvaluationResult.objects.filter(CURRENT_RESULT, run__task=task, qrels=qrels)
-    results = results.select_related("run__team")
-    if _sees_all(user):
-        return results
-    published = TaskPublication.objects.filter(task=task, published=True, qrels=qrels)
-    if not published.exists():
-        return results.none()
-    return results.filter(run__team__members=user)
-
-
-def participant_results(user: Any) -> QuerySet[EvaluationResult]:
-    """REST: a participant's own teams' current results on each published task's official
-    qrels (the rule of ``results_visible_to`` and ``visible_results``, in one query)."""
-    return EvaluationResult.objects.filter(
-        CURRENT_RESULT,
-        run__task__publication__published=True,
-        qrels=F("run__task__publication__qrels"),
-        run__team__members=user,
+    """The task's current results against ``qrels`` that ``user`` may see (config.access);
+    ``user=None`` (a service) sees them all."""
+    results = (
+        EvaluationResult.objects.filter(run__task=task)
+        if user is None
+        else (results_visible_to(user, task))
     )
+    return results.filter(CURRENT_RESULT, qrels=qrels).select_related("run__team")
 
 
 def runs_not_scored(task: RetrievalTask, qrels: QrelsVersion, *, user: Any) -> list[dict]:
@@ -272,13 +258,13 @@ def runs_not_scored(task: RetrievalTask, qrels: QrelsVersion, *, user: Any) -> l
 
 
 def tasks_with_results(user: Any) -> QuerySet[RetrievalTask]:
-    """Staff: every task. Others: published tasks where one of their teams has a run."""
+    """Every task for organizers; for anybody else the tasks with results they may see."""
     tasks = RetrievalTask.objects.select_related("campaign", "publication__qrels").order_by(
         "campaign__name", "kind"
     )
-    if getattr(user, "is_staff", False):
+    if is_organizer(user):
         return tasks
-    return tasks.filter(publication__published=True, runs__team__members=user).distinct()
+    return tasks.filter(pk__in=results_visible_to(user).values("run__task_id"))
 
 
 def result_rows(

@@ -7,9 +7,9 @@ from pooling.views import pools, runs
 app_name = "pooling"
 urlpatterns: list = [
     path("runs/", runs.runs_page, name="runs"),
-    path("runs/<int:run_id>/", runs.run_detail_page, name="run-detail"),
+    path("runs/<id:run_id>/", runs.run_detail_page, name="run-detail"),
     path("pools/", pools.pools_index, name="pools"),
-    path("pools/<int:task_id>/", pools.pool_page, name="pool"),
-    path("pools/<int:task_id>/build/", pools.pool_build_start, name="pool-build"),
-    path("pools/<int:task_id>/export/<str:kind>.tsv", pools.pool_export, name="pool-export"),
+    path("pools/<id:task_id>/", pools.pool_page, name="pool"),
+    path("pools/<id:task_id>/build/", pools.pool_build_start, name="pool-build"),
+    path("pools/<id:task_id>/export/<str:kind>.tsv", pools.pool_export, name="pool-export"),
 ]

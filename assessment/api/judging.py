@@ -35,11 +35,12 @@ from assessment.services.judging import (
     JudgmentInvalid,
     item_submit,
 )
+from config.params import MAX_ID
 from pooling.models import PoolItem
 
 
 class VerdictIn(serializers.Serializer):
-    hit = serializers.IntegerField(min_value=1)
+    hit = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     # The task's exact scale is the service's check (a clear message per hit).
     grade = serializers.IntegerField(
         min_value=0, max_value=MAX_GRADE, allow_null=True, required=False

@@ -21,7 +21,6 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -40,6 +39,7 @@ from assessment.services.assignments import (
     dual_assignments_create,
 )
 from collection.models import RetrievalTask, Topic
+from config.access import IsOrganizer, assessor_candidates, task_for
 
 __all__ = ["AgreementView", "AssignmentActionView", "AssignmentsView"]
 
@@ -94,11 +94,11 @@ def _table(table: AgreementTable) -> dict[str, Any]:
 
 
 class AgreementView(APIView):
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
 
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Live agreement of a task")
     def get(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
+        task = task_for(request.user, task_id)
         rounds = [
             {"name": training_round.name, **_table(table)}
             for training_round, table in training_rounds_agreement(task=task)
@@ -151,10 +151,19 @@ def _move_out(move: AssignmentMove) -> dict[str, Any]:
 
 
 def _users(names: list[str]) -> list[User]:
-    found = {u.username: u for u in User.objects.filter(username__in=names, is_active=True)}
+    """The assessors named, from the people who may be given topics (as on the pages)."""
+    found = {u.username: u for u in assessor_candidates().filter(username__in=names)}
     missing = [n for n in names if n not in found]
     if missing:
-        raise AssignmentError([f"no such user: {n}" for n in missing])
+        known = set(User.objects.filter(username__in=missing).values_list("username", flat=True))
+        raise AssignmentError(
+            [
+                f"{n} cannot be given topics (an organizer, a team member or inactive)"
+                if n in known
+                else f"no such user: {n}"
+                for n in missing
+            ]
+        )
     return [found[n] for n in names]
 
 
@@ -188,11 +197,11 @@ def _run_action(task: RetrievalTask, data: dict[str, Any], user: Any) -> list[As
 
 
 class AssignmentsView(APIView):
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
 
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Active assignments of a task")
     def get(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
+        task = task_for(request.user, task_id)
         rows = assignment_rows(task=task)
         return Response(
             [
@@ -211,7 +220,7 @@ class AssignmentsView(APIView):
         request=AssignmentRequest, responses=OpenApiTypes.OBJECT, summary="Assign, balance, dual"
     )
     def post(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
+        task = task_for(request.user, task_id)
         form = AssignmentRequest(data=request.data)
         form.is_valid(raise_exception=True)
         try:
@@ -224,7 +233,7 @@ class AssignmentsView(APIView):
 class AssignmentActionView(APIView):
     """Move (``operation="move"``) or revoke (``operation="revoke"``) one assignment."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
     operation = "revoke"
 
     @extend_schema(request=MoveRequest, responses=OpenApiTypes.OBJECT)

@@ -7,28 +7,28 @@ from assessment.api import judging, organize
 app_name = "assessment_api"
 urlpatterns: list = [
     path(
-        "assignments/<int:assignment_id>/items/<int:item_id>/judgments/",
+        "assignments/<id:assignment_id>/items/<id:item_id>/judgments/",
         judging.ItemJudgmentsView.as_view(),
         name="item-judgments",
     ),
     # Organizer endpoints (staff only).
     path(
-        "organize/tasks/<int:task_id>/agreement/",
+        "organize/tasks/<id:task_id>/agreement/",
         organize.AgreementView.as_view(),
         name="organize-agreement",
     ),
     path(
-        "organize/tasks/<int:task_id>/assignments/",
+        "organize/tasks/<id:task_id>/assignments/",
         organize.AssignmentsView.as_view(),
         name="organize-assignments",
     ),
     path(
-        "organize/assignments/<int:assignment_id>/move/",
+        "organize/assignments/<id:assignment_id>/move/",
         organize.AssignmentActionView.as_view(operation="move"),
         name="organize-assignment-move",
     ),
     path(
-        "organize/assignments/<int:assignment_id>/revoke/",
+        "organize/assignments/<id:assignment_id>/revoke/",
         organize.AssignmentActionView.as_view(operation="revoke"),
         name="organize-assignment-revoke",
     ),

@@ -16,6 +16,7 @@ from assessment.models import Assignment, Judgment
 from assessment.selectors.handover import counted_judgments, line_judgments_of
 from assessment.selectors.progress import Progress, SubqueryCount, official_item_counts
 from collection.models import Campaign, RetrievalTask, Topic
+from config.access import assessor_candidates
 from pooling.models import Hit, PoolItem, Run
 
 __all__ = [
@@ -101,11 +102,8 @@ def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
 
 
 def assessor_choices() -> list[User]:
-    """Active users who are neither organizers nor members of a participating team: the people
-    who can be given topics (a participant must not judge pools their runs fed)."""
-    return list(
-        User.objects.filter(is_active=True, is_staff=False, teams__isnull=True).order_by("username")
-    )
+    """The people who can be given topics (config.access.assessor_candidates), for a form."""
+    return list(assessor_candidates())
 
 
 @dataclass

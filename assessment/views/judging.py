@@ -7,6 +7,8 @@ it, static/js/judge.js submits to the JSON endpoint in assessment/api/judging.py
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 from collections.abc import Mapping
 
@@ -17,7 +19,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from assessment.models import Assignment
+from assessment.models import COMMENT_MAX_CHARS, MAX_GRADE, Assignment, Judgment
 from assessment.selectors.guidelines import (
     RenderedGuidelines,
     guidelines_current,
@@ -38,10 +40,17 @@ from assessment.services.judging import (
     item_submit,
 )
 from collection.models import RetrievalTask
+from config.params import BadParameter, page_filter, parse_choice, parse_float, parse_text
 from pooling.models import PoolItem
 
 # Without JavaScript the page cannot see idle time; its time is capped at the idle limit.
 IDLE_LIMIT_SECONDS = 120.0
+
+# What the no-JS form may send for a hit: any grade a scale can have (the task's own scale is
+# the service's check, with a clear message) or a flag.
+GRADE_VALUES = frozenset(str(grade) for grade in range(MAX_GRADE + 1))
+CHOICE_VALUES = [*sorted(GRADE_VALUES), *(flag for flag in Judgment.Flag.values if flag)]
+ITEM_STATES = ["all", "unjudged", "partial", "judged", "flagged", "previous"]
 
 
 def _assignment_or_404(request: HttpRequest, assignment_id: int) -> Assignment:
@@ -84,7 +93,14 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _assignment_or_404(request, assignment_id)
     statuses = item_statuses(assignment, detail=True)
     progress = progress_of(statuses, assignment.topic.task.kind)
-    wanted = request.GET.get("show", "all")
+    wanted = page_filter(
+        request,
+        parse_choice,
+        request.GET.get("show"),
+        name="show",
+        choices=ITEM_STATES,
+        default="all",
+    )
     shown = [s for s in statuses if wanted in ("all", s.state)]
     counts = {
         state: sum(1 for s in statuses if s.state == state)
@@ -134,31 +150,51 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
     }
 
 
+def _choice(data: Mapping[str, str], hit_id: int) -> str:
+    """The radio value of a hit: a grade digit or a flag ("" when none is chosen)."""
+    name = f"choice-{hit_id}"
+    return parse_choice(data.get(name, "").strip(), name=name, choices=CHOICE_VALUES, default="")
+
+
+def _comment(data: Mapping[str, str], hit_id: int, default: str = "") -> str:
+    name = f"comment-{hit_id}"
+    return parse_text(data.get(name), name=name, max_length=COMMENT_MAX_CHARS, default=default)
+
+
 def verdicts_from_form(data: Mapping[str, str], hit_ids: list[int]) -> list[HitVerdict]:
-    """The hits the form gives a choice for; the radio value is a grade digit or a flag."""
-    verdicts = []
+    """The hits the form gives a choice for; the radio value is a grade digit or a flag.
+
+    A value that is neither (a tampered form) is that hit's error, like any invalid verdict."""
+    verdicts, problems = [], {}
     for hit_id in hit_ids:
-        choice = data.get(f"choice-{hit_id}", "").strip()
-        comment = data.get(f"comment-{hit_id}", "")
-        if not choice:
+        try:
+            choice = _choice(data, hit_id)
+            comment = _comment(data, hit_id)
+        except BadParameter as error:
+            problems[hit_id] = str(error)
             continue
-        if choice.isdigit():
+        if choice in GRADE_VALUES:
             verdicts.append(HitVerdict(hit_id=hit_id, grade=int(choice), comment=comment))
-        else:
+        elif choice:
             verdicts.append(HitVerdict(hit_id=hit_id, flag=choice, comment=comment))
+    if problems:
+        raise JudgmentInvalid(problems)
     return verdicts
 
 
 def _form_seconds(data: Mapping[str, str]) -> float:
+    # Timing is telemetry: a missing or unreadable value falls back, it never refuses a verdict.
     try:
-        return max(0.0, float(data.get("active_seconds", "")))
-    except ValueError:
+        # Longer visits are the service's to cap (MAX_ACTIVE_SECONDS).
+        seconds = data.get("active_seconds")
+        return parse_float(seconds, name="active_seconds", low=0.0, high=sys.float_info.max)
+    except BadParameter:
         pass
     try:
-        elapsed = time.time() - float(data.get("opened_at", ""))
-    except ValueError:
+        opened_at = parse_float(data.get("opened_at"), name="opened_at", low=0.0, high=time.time())
+    except BadParameter:
         return 0.0
-    return min(max(elapsed, 0.0), IDLE_LIMIT_SECONDS)
+    return min(time.time() - opened_at, IDLE_LIMIT_SECONDS)
 
 
 @login_required
@@ -174,20 +210,24 @@ def judge_item(request: HttpRequest, assignment_id: int, item_id: int) -> HttpRe
     hit_ids = item_hit_ids(assignment, item_id)
     if hit_ids is None:
         raise Http404("No such item in this topic.")
-    verdicts = verdicts_from_form(request.POST, hit_ids)
     try:
+        verdicts = verdicts_from_form(request.POST, hit_ids)
         item_submit(
             assignment=assignment,
             item=PoolItem(pk=item_id, topic_id=assignment.topic_id),
             assessor=request.user,  # type: ignore[arg-type]
             verdicts=verdicts,
             active_seconds=_form_seconds(request.POST),
-            client_token=request.POST.get("client_token", ""),
+            client_token=parse_text(
+                request.POST.get("client_token"), name="client_token", max_length=64
+            ),
         )
     except JudgingNotFound as error:
         raise Http404(str(error)) from error
     except JudgmentInvalid as error:
         return _rerender_invalid(request, assignment, item_id, error)
+    except BadParameter as error:  # a tampered hidden field: the page says so, nothing stored
+        return _rerender_invalid(request, assignment, item_id, JudgmentInvalid({0: str(error)}))
     return _after_submit(request, assignment, item_id, len(verdicts))
 
 
@@ -199,10 +239,14 @@ def _rerender_invalid(
         raise Http404("No such item in this topic.")
     # Keep what the assessor chose on the page so nothing typed is lost.
     for hit in page.hits:
-        choice = request.POST.get(f"choice-{hit.hit_id}", "")
-        hit.grade = int(choice) if choice.isdigit() else None
-        hit.flag = "" if choice.isdigit() else choice
-        hit.comment = request.POST.get(f"comment-{hit.hit_id}", hit.comment)
+        try:
+            choice = _choice(request.POST, hit.hit_id)
+        except BadParameter:
+            choice = ""
+        hit.grade = int(choice) if choice in GRADE_VALUES else None
+        hit.flag = "" if choice in GRADE_VALUES else choice
+        with contextlib.suppress(BadParameter):
+            hit.comment = _comment(request.POST, hit.hit_id, default=hit.comment)
     return render(request, "assessment/judge.html", _page_context(page, error.problems), status=400)
 
 

@@ -5,17 +5,14 @@ selector call, render.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -27,7 +24,7 @@ from assessment.exports import (
     csv_lines,
     judgment_rows,
 )
-from assessment.models import TrainingRound
+from assessment.models import COMMENT_MAX_CHARS, TrainingRound
 from assessment.selectors.agreement import (
     AgreementTable,
     disagreements,
@@ -55,27 +52,22 @@ from assessment.views.organize_forms import (
     bound_assignment_form,
 )
 from collection.models import RetrievalTask, Topic
+from config.access import organizer_required, task_for
+from config.params import (
+    BadParameter,
+    page_filter,
+    parse_choice,
+    parse_id,
+    parse_int,
+    parse_text,
+)
 from pooling.models import Hit
 
-View = Callable[..., HttpResponseBase]
-
-
-def staff_required(view: View) -> View:
-    """Anonymous users go to the login page; logged-in non-staff get 403, never the page."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not request.user.is_staff:
-            raise PermissionDenied("The dashboard is for organizers.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
+ADJUDICATION_STATES = {"all": "all", "open": "not decided yet", "decided": "decided"}
 
 
 def _organizer(request: HttpRequest) -> User:
-    """The logged-in staff user (staff_required ran first)."""
+    """The logged-in organizer (organizer_required ran first)."""
     if not isinstance(request.user, User):
         raise PermissionDenied("The dashboard is for organizers.")
     return request.user
@@ -83,10 +75,6 @@ def _organizer(request: HttpRequest) -> User:
 
 def _form_problems(form: forms.Form) -> list[str]:
     return [f"{field}: {' '.join(str(e) for e in errors)}" for field, errors in form.errors.items()]
-
-
-def _task(task_id: int) -> RetrievalTask:
-    return get_object_or_404(RetrievalTask.objects.select_related("campaign"), pk=task_id)
 
 
 def _kappa_chart(rounds: list[tuple[TrainingRound, AgreementTable]]) -> list[dict[str, Any]]:
@@ -105,14 +93,14 @@ def _kappa_chart(rounds: list[tuple[TrainingRound, AgreementTable]]) -> list[dic
     return charts
 
 
-@staff_required
+@organizer_required
 def index(request: HttpRequest) -> HttpResponse:
     return render(request, "organize/index.html", {"campaigns": campaign_overview()})
 
 
-@staff_required
+@organizer_required
 def task_overview(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     board = task_dashboard(task=task)
     rounds = training_rounds_agreement(task=task)
     charts = {
@@ -198,10 +186,10 @@ def _apply_assignment_action(request: HttpRequest, task: RetrievalTask, action: 
     return f"Dual assessment: {len(made)} topic(s) given to a second assessor."
 
 
-@staff_required
+@organizer_required
 @require_http_methods(["GET", "POST"])
 def assignments(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     if request.method == "POST":
         action = request.POST.get("action", "")
         if action not in ASSIGNMENT_FORMS:
@@ -235,10 +223,10 @@ def _assignments_context(task: RetrievalTask) -> dict[str, Any]:
     }
 
 
-@staff_required
+@organizer_required
 @require_http_methods(["GET", "POST"])
 def training(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     status = 200
     if request.method == "POST":
         form = TrainingForm(request.POST, request.FILES)
@@ -290,9 +278,9 @@ def _create_round(request: HttpRequest, task: RetrievalTask, data: dict[str, Any
     )
 
 
-@staff_required
+@organizer_required
 def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     with_ci = request.GET.get("ci") == "1"
     rounds = training_rounds_agreement(task=task)
     context = {
@@ -306,26 +294,43 @@ def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
     return render(request, "organize/agreement.html", context)
 
 
-@staff_required
+@organizer_required
 @require_http_methods(["GET", "POST"])
 def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     guidelines = guidelines_rendered(guidelines_current(task=task))
     top = guidelines.current.scale.top
+    query = request.GET
     filters: dict[str, Any] = {
-        "topic": request.GET.get("topic", ""),
-        "difference": _int_or(request.GET.get("difference"), 1, low=0, high=top),
-        "state": request.GET.get("state", "all"),
+        "topic": query.get("topic", ""),
+        "difference": page_filter(
+            request,
+            parse_int,
+            query.get("difference"),
+            name="difference",
+            low=0,
+            high=top,
+            default=1,
+        ),
+        "state": page_filter(
+            request,
+            parse_choice,
+            query.get("state"),
+            name="state",
+            choices=list(ADJUDICATION_STATES),
+            default="all",
+        ),
     }
     if request.method == "POST":
-        hit = get_object_or_404(Hit, pk=_int_or(request.POST.get("hit"), 0), item__topic__task=task)
-        grade = _int_or(request.POST.get("grade"), -1)
+        hit_id = parse_id(request.POST.get("hit"), name="hit")
+        hit = get_object_or_404(Hit, pk=hit_id, item__topic__task=task)
         try:
-            note = request.POST.get("note", "")
+            grade = parse_int(request.POST.get("grade"), name="grade", low=0, high=top)
+            note = parse_text(request.POST.get("note"), name="note", max_length=COMMENT_MAX_CHARS)
             adjudication_decide(hit=hit, grade=grade, note=note, decided_by=_organizer(request))
             label = guidelines.current.scale.label(grade)
             messages.success(request, f"Hit {hit.pk}: final grade {grade} ({label}).")
-        except AdjudicationError as error:
+        except (AdjudicationError, BadParameter) as error:
             messages.error(request, f"Hit {hit.pk}: {error}")
         url = reverse("assessment:organize_adjudication", args=[task.pk])
         return redirect(f"{url}?{urlencode(filters)}#hit-{hit.pk}")
@@ -345,19 +350,9 @@ def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
         "guidelines": guidelines,
         "grades": [(int(g.value), g.label) for g in guidelines.grades],
         "differences": list(range(top + 1)),
-        "states": [("all", "all"), ("open", "not decided yet"), ("decided", "decided")],
+        "states": list(ADJUDICATION_STATES.items()),
     }
     return render(request, "organize/adjudication.html", context)
-
-
-def _int_or(value: str | None, default: int, *, low: int = -(10**9), high: int = 10**9) -> int:
-    """A number from a query or form field, within [low, high]; ``default`` when it is missing
-    or not a number (bad input is never a 500)."""
-    try:
-        number = int(value or "")
-    except ValueError:
-        return default
-    return max(low, min(high, number))
 
 
 def _csv_response(name: str, lines: Any) -> StreamingHttpResponse:
@@ -366,16 +361,16 @@ def _csv_response(name: str, lines: Any) -> StreamingHttpResponse:
     return response
 
 
-@staff_required
+@organizer_required
 def export_judgments(request: HttpRequest, task_id: int) -> StreamingHttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     name = f"{task.campaign.name}-{task.kind}-judgments.csv".replace(" ", "_")
     return _csv_response(name, csv_lines(JUDGMENT_COLUMNS, judgment_rows(task)))
 
 
-@staff_required
+@organizer_required
 def export_agreement(request: HttpRequest, task_id: int) -> StreamingHttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
 
     def rows():  # type: ignore[no-untyped-def]
         yield from agreement_rows("task", task_agreement(task=task))
@@ -393,7 +388,6 @@ __all__ = [
     "export_agreement",
     "export_judgments",
     "index",
-    "staff_required",
     "task_overview",
     "training",
 ]

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 
 from assessment.models import Assignment, TrainingRound
 from collection.models import RetrievalTask, Topic
+from config.access import assessor_candidates
 
 __all__ = ["ASSIGNMENT_FORMS", "HANDOVERS", "TrainingForm", "bound_assignment_form"]
 
@@ -66,7 +67,7 @@ def bound_assignment_form(
 ) -> forms.Form:
     """A form whose choices are this task's topics and assignments and the active users."""
     form = form_class(data)
-    people = User.objects.filter(is_active=True, is_staff=False, teams__isnull=True)
+    people = assessor_candidates()
     for name, field in form.fields.items():
         if isinstance(field, forms.ModelChoiceField):
             model = field.queryset.model  # type: ignore[union-attr]

@@ -167,8 +167,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"run_upload": os.environ.get("RUN_UPLOAD_RATE", "30/hour")},
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # ?limit= and ?offset= read strictly and bounded; a bad parameter is a 400 naming it.
+    "DEFAULT_PAGINATION_CLASS": "config.params.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
+    "EXCEPTION_HANDLER": "config.params.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "qrelsmith API",
@@ -178,6 +180,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",  # served from drf-spectacular-sidecar's static files
+    "PATH_CONVERTER_OVERRIDES": {"id": int},  # <id:…> (config.params.IdConverter)
 }
 
 # --- Cache ----------------------------------------------------------------

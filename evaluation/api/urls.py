@@ -7,16 +7,16 @@ from evaluation.api import views
 app_name = "evaluation_api"
 urlpatterns: list = [
     path("qrels/", views.QrelsListView.as_view(), name="qrels-list"),
-    path("qrels/<int:pk>/", views.QrelsDetailView.as_view(), name="qrels-detail"),
-    path("qrels/<int:pk>/download/", views.QrelsDownloadView.as_view(), name="qrels-download"),
+    path("qrels/<id:pk>/", views.QrelsDetailView.as_view(), name="qrels-detail"),
+    path("qrels/<id:pk>/download/", views.QrelsDownloadView.as_view(), name="qrels-download"),
     path(
-        "qrels/readiness/<int:task_id>/",
+        "qrels/readiness/<id:task_id>/",
         views.QrelsReadinessView.as_view(),
         name="qrels-readiness",
     ),
     path("results/", views.ResultListView.as_view(), name="results-list"),
     path(
-        "results/<int:task_id>/publication/",
+        "results/<id:task_id>/publication/",
         views.PublicationView.as_view(),
         name="publication",
     ),

@@ -11,12 +11,13 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from collection.models import RetrievalTask
+from config.access import IsOrganizer, results_visible_to, task_for
+from config.params import parse_choice, parse_id, parse_int
 from evaluation import selectors
 from evaluation.api.serializers import (
     EvaluationResultSerializer,
@@ -43,13 +44,13 @@ TASK_PARAMETER = OpenApiParameter("task", int, description="only this retrieval 
 class QrelsListView(generics.ListAPIView):
     """Frozen qrels versions, newest first. POST exports a new one from the judgments."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
     serializer_class = QrelsVersionSerializer
 
     def get_queryset(self) -> QuerySet[QrelsVersion]:
         versions = QrelsVersion.objects.select_related("created_by").defer("content")
-        task = self.request.query_params.get("task", "")
-        return versions.filter(task_id=int(task)) if task.isdigit() else versions
+        task = parse_id(self.request.query_params.get("task"), name="task", default=None)
+        return versions if task is None else versions.filter(task_id=task)
 
     @extend_schema(parameters=[TASK_PARAMETER])
     def get(self, request: Request, *args: object, **kwargs: object) -> Response:
@@ -85,7 +86,7 @@ class QrelsListView(generics.ListAPIView):
 
 
 class QrelsDetailView(generics.RetrieveAPIView):
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
     serializer_class = QrelsVersionSerializer
     queryset = QrelsVersion.objects.select_related("created_by").defer("content")
 
@@ -93,7 +94,7 @@ class QrelsDetailView(generics.RetrieveAPIView):
 class QrelsDownloadView(APIView):
     """The qrels file itself: ``topic 0 id grade``, tab-separated."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
 
     @extend_schema(responses={(200, "text/tab-separated-values"): str})
     def get(self, request: Request, pk: int) -> HttpResponse:
@@ -110,7 +111,7 @@ class QrelsReadinessView(APIView):
     """How complete a task's judging is, per topic, before an export (the qrels page's table).
     ``min_relevant`` and ``use_dual`` preview another policy than the task's default."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
 
     @extend_schema(
         parameters=[
@@ -120,12 +121,17 @@ class QrelsReadinessView(APIView):
         responses={200: QrelsReadinessSerializer},
     )
     def get(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
-        wanted = request.query_params.get("min_relevant", "")
+        task = task_for(request.user, task_id)
+        params = request.query_params
         policy = qrels_policy(
             task=task,
-            use_dual=request.query_params.get("use_dual", "true").lower() != "false",
-            min_relevant=int(wanted) if wanted.isdigit() else None,
+            use_dual=parse_choice(
+                params.get("use_dual"), name="use_dual", choices=["true", "false"], default="true"
+            )
+            == "true",
+            min_relevant=parse_int(
+                params.get("min_relevant"), name="min_relevant", low=0, high=1000, default=None
+            ),
         )
         readiness = selectors.task_readiness(task, policy)
         body = {
@@ -149,18 +155,15 @@ class ResultListView(generics.ListAPIView):
     serializer_class = EvaluationResultSerializer
 
     def get_queryset(self) -> QuerySet[EvaluationResult]:
-        user = self.request.user
-        results = (
-            EvaluationResult.objects.all()
-            if user.is_staff
-            else selectors.participant_results(user).distinct()
-        )
-        results = results.select_related("run__team", "qrels").defer("qrels__content")
+        results = results_visible_to(self.request.user).select_related("run__team", "qrels")
+        results = results.defer("qrels__content")
         params = self.request.query_params
-        if params.get("task", "").isdigit():
-            results = results.filter(run__task_id=int(params["task"]))
-        if params.get("qrels", "").isdigit():
-            results = results.filter(qrels_id=int(params["qrels"]))
+        task = parse_id(params.get("task"), name="task", default=None)
+        qrels = parse_id(params.get("qrels"), name="qrels", default=None)
+        if task is not None:
+            results = results.filter(run__task_id=task)
+        if qrels is not None:
+            results = results.filter(qrels_id=qrels)
         return results.order_by("run_id", "-id")
 
     @extend_schema(
@@ -174,7 +177,7 @@ class PublicationView(APIView):
     """A task's publication: GET its state and record, POST ``{"qrels": id}`` to publish with
     that official qrels version, DELETE to withdraw (the record stays)."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsOrganizer]
 
     def _state(self, task: RetrievalTask) -> Response:
         publication = selectors.publication_of(task)
@@ -189,11 +192,11 @@ class PublicationView(APIView):
 
     @extend_schema(responses={200: PublicationSerializer})
     def get(self, request: Request, task_id: int) -> Response:
-        return self._state(get_object_or_404(RetrievalTask, pk=task_id))
+        return self._state(task_for(request.user, task_id))
 
     @extend_schema(request=PublishSerializer, responses={200: PublicationSerializer})
     def post(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
+        task = task_for(request.user, task_id)
         incoming = PublishSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         qrels = QrelsVersion.objects.filter(task=task, pk=incoming.validated_data["qrels"]).first()
@@ -207,7 +210,7 @@ class PublicationView(APIView):
 
     @extend_schema(responses={200: PublicationSerializer})
     def delete(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
+        task = task_for(request.user, task_id)
         try:
             results_withdraw(task=task, by=request.user)
         except PublicationError as error:

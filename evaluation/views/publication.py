@@ -13,17 +13,18 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from collection.models import RetrievalTask
+from config.access import organizer_required, task_for
+from config.params import BadParameter, page_filter, parse_id
 from evaluation import selectors
 from evaluation.models import PublicationEvent, QrelsVersion
 from evaluation.services import PublicationError, results_publish, results_withdraw
-from evaluation.views.common import staff_required, task_or_404
 from evaluation.views.results import qrels_notice
 
 
-@staff_required
+@organizer_required
 @require_http_methods(["GET", "POST"])
 def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = task_or_404(task_id)
+    task = task_for(request.user, task_id)
     if request.method == "POST":
         return _change(request, task)
     publication = selectors.publication_of(task)
@@ -32,8 +33,8 @@ def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
             scored=Count("results", filter=Q(results__run_version=F("results__run__version")))
         )
     )
-    wanted = request.GET.get("qrels", "")
-    chosen = next((v for v in versions if str(v.pk) == wanted), None)
+    wanted = page_filter(request, parse_id, request.GET.get("qrels"), name="qrels", default=None)
+    chosen = next((v for v in versions if v.pk == wanted), None)
     if chosen is None and publication is not None:
         chosen = next((v for v in versions if v.pk == publication.qrels_id), None)
     if chosen is None:
@@ -59,12 +60,11 @@ def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
 
 def _change(request: HttpRequest, task: RetrievalTask) -> HttpResponse:
     action = request.POST.get("action")
-    wanted = request.POST.get("qrels", "")
+    wanted = None
     try:
         if action == "publish":
-            qrels = QrelsVersion.objects.filter(
-                task=task, pk=int(wanted) if wanted.isdigit() else 0
-            ).first()
+            wanted = parse_id(request.POST.get("qrels"), name="qrels", default=None)
+            qrels = QrelsVersion.objects.filter(task=task, pk=wanted).first() if wanted else None
             if qrels is None:
                 raise PublicationError("choose a qrels version of this task")
             results_publish(task=task, qrels=qrels, by=request.user)
@@ -80,8 +80,8 @@ def _change(request: HttpRequest, task: RetrievalTask) -> HttpResponse:
             )
         else:
             raise PublicationError("unknown action")
-    except PublicationError as error:
+    except (PublicationError, BadParameter) as error:
         messages.error(request, str(error))
         url = reverse("evaluation:publication", args=[task.pk])
-        return redirect(f"{url}?qrels={wanted}" if wanted.isdigit() else url)
+        return redirect(f"{url}?qrels={wanted}" if wanted else url)
     return redirect("evaluation:results", task_id=task.pk)

@@ -9,6 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from collection.models import RetrievalTask
+from config.access import organizer_required, task_for
+from config.params import parse_id
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.qrels import QrelsFormatError
@@ -22,7 +24,6 @@ from evaluation.services import (
     qrels_policy,
 )
 from evaluation.services.jobs import EvaluationRequestError
-from evaluation.views.common import staff_required, task_or_404
 
 
 class QrelsExportForm(forms.Form):
@@ -53,10 +54,10 @@ class QrelsImportForm(forms.Form):
     label = forms.CharField(max_length=100, required=False, initial="official")
 
 
-@staff_required
+@organizer_required
 @require_http_methods(["GET", "POST"])
 def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = task_or_404(task_id)
+    task = task_for(request.user, task_id)
     action = request.POST.get("action")
     form = QrelsExportForm(
         request.POST if action == "export" else None, initial={"min_relevant": task.min_relevant}
@@ -88,7 +89,9 @@ def _qrels_action(request: HttpRequest, task: RetrievalTask, form: QrelsExportFo
         if request.POST.get("action") == "export":
             return _export(request, task, form)
         if request.POST.get("action") == "evaluate":
-            version = get_object_or_404(QrelsVersion, pk=_digits(request, "qrels"), task=task)
+            version = get_object_or_404(
+                QrelsVersion, pk=parse_id(request.POST.get("qrels"), name="qrels"), task=task
+            )
             job = evaluation_job_start(task=task, qrels=version, requested_by=request.user)
             messages.success(
                 request,
@@ -100,11 +103,6 @@ def _qrels_action(request: HttpRequest, task: RetrievalTask, form: QrelsExportFo
     except (QrelsExportError, EvaluationRequestError) as error:
         messages.error(request, str(error))
     return True
-
-
-def _digits(request: HttpRequest, name: str) -> int:
-    value = request.POST.get(name, "")
-    return int(value) if value.isdigit() else 0  # 0 matches nothing: a 404, never a 500
 
 
 def _export(request: HttpRequest, task: RetrievalTask, form: QrelsExportForm) -> bool:
@@ -154,7 +152,7 @@ def _qrels_upload(request: HttpRequest, task: RetrievalTask, upload: QrelsImport
     return True
 
 
-@staff_required
+@organizer_required
 @require_GET
 def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
     version = get_object_or_404(
@@ -170,7 +168,7 @@ def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
     return response
 
 
-@staff_required
+@organizer_required
 @require_GET
 def job_progress(request: HttpRequest, job_id: int) -> JsonResponse:
     job = get_object_or_404(EvaluationJob, pk=job_id)

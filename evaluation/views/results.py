@@ -10,6 +10,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from config.access import is_organizer, results_open_to, task_for
+from config.params import page_filter, parse_choice, parse_id
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.qrels import natural_key
@@ -22,7 +24,6 @@ from evaluation.reports import (
     incomplete_note,
     per_topic_csv,
 )
-from evaluation.views.common import task_or_404
 
 DOWNLOADS = {
     "csv": ("text/csv", "csv"),
@@ -52,9 +53,9 @@ def qrels_notice(qrels: QrelsVersion | None) -> str:
 @login_required
 @require_GET
 def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = task_or_404(task_id)
-    staff = request.user.is_staff
-    if not selectors.results_visible_to(request.user, task):
+    task = task_for(request.user, task_id)
+    staff = is_organizer(request.user)
+    if not results_open_to(request.user, task):
         return render(request, "evaluation/unpublished.html", {"task": task}, status=403)
     qrels = selectors.results_qrels(task, request.user, request.GET.get("qrels", ""))
     job = selectors.latest_job(task, qrels) if qrels else None
@@ -62,11 +63,16 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     rows = selectors.result_rows(results, job, qrels) if qrels and results is not None else []
     columns = COLUMNS[family(task.kind)]
     keys = [key for key, _, _ in columns]
-    measure = request.GET.get("measure", keys[0])
-    measure = measure if measure in keys else keys[0]
-    chosen = next(
-        (r for r in rows if str(r["id"]) == request.GET.get("run")), rows[0] if rows else None
+    measure = page_filter(
+        request,
+        parse_choice,
+        request.GET.get("measure"),
+        name="measure",
+        choices=keys,
+        default=keys[0],
     )
+    run = page_filter(request, parse_id, request.GET.get("run"), name="run", default=None)
+    chosen = next((r for r in rows if r["id"] == run), rows[0] if rows else None)
     context = {
         "task": task,
         "qrels": qrels,
@@ -129,10 +135,10 @@ def _significance(job: EvaluationJob | None, measure: str) -> list[dict]:
 @login_required
 @require_GET
 def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpResponse:
-    task = task_or_404(task_id)
+    task = task_for(request.user, task_id)
     if fmt not in DOWNLOADS:
         raise Http404("unknown format")
-    if not selectors.results_visible_to(request.user, task):
+    if not results_open_to(request.user, task):
         raise PermissionDenied("results are not published yet")
     qrels = selectors.results_qrels(task, request.user, request.GET.get("qrels", ""))
     if qrels is None:

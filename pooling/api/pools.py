@@ -7,15 +7,14 @@ POST /api/pools/<task_id>/build/  queue a build (202 with its status)
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions, serializers
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from collection.models import RetrievalTask
+from config.access import IsOrganizer, task_for
 from pooling.selectors.pools import build_status, latest_build, pool_stats
 from pooling.services.pools import pool_build_request
 
@@ -32,30 +31,30 @@ class BuildStatusSerializer(serializers.Serializer):
 
 
 class PoolStatsView(APIView):
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [IsOrganizer]
 
     @extend_schema(
         responses=OpenApiTypes.OBJECT,
         description="Per topic, run, team and run pair figures of the task's pools (staff).",
     )
     def get(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
+        task = task_for(request.user, task_id)
         stats = pool_stats(task).as_dict()
         stats["build"] = build_status(latest_build(task))
         return Response(stats)
 
 
 class PoolBuildView(APIView):
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [IsOrganizer]
     serializer_class = BuildStatusSerializer
 
     @extend_schema(responses=BuildStatusSerializer)
     def get(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
+        task = task_for(request.user, task_id)
         return Response(build_status(latest_build(task)))
 
     @extend_schema(request=None, responses={202: BuildStatusSerializer})
     def post(self, request: Request, task_id: int) -> Response:
-        task = get_object_or_404(RetrievalTask, pk=task_id)
+        task = task_for(request.user, task_id)
         build = pool_build_request(task=task, requested_by=request.user)
         return Response(build_status(build), status=202)

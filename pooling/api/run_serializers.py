@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from collection.models import RetrievalTask
+from config.access import is_organizer
 from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run
 from pooling.services.runs import ORGANIZER_FIELDS
 
@@ -38,7 +39,7 @@ class RunUploadSerializer(serializers.Serializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         request = self.context["request"]
         sent = [name for name in ORGANIZER_FIELDS if name in self.initial_data]
-        if sent and not request.user.is_staff:
+        if sent and not is_organizer(request.user):
             raise serializers.ValidationError(
                 dict.fromkeys(sent, "only organizers may set this field")
             )

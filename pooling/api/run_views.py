@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
+from config.access import runs_visible_to
 from pooling.api.run_serializers import (
     RunDetailSerializer,
     RunRejectedSerializer,
@@ -30,16 +31,6 @@ from pooling.services.runs import (
 )
 
 
-def runs_visible_to(user: Any) -> QuerySet[Run]:
-    """Staff see every run; a participant only their own teams' runs."""
-    runs = Run.objects.select_related("task__campaign", "team", "uploaded_by").order_by(
-        "-uploaded_at", "id"
-    )
-    if user.is_staff:
-        return runs
-    return runs.filter(team__members=user)
-
-
 class RunViewSet(
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -49,6 +40,7 @@ class RunViewSet(
     """Runs of the caller's team (all runs for organizers)."""
 
     parser_classes = [MultiPartParser, FormParser]
+    lookup_value_converter = "id"  # /api/runs/<id:pk>/: a bad or huge id is a 404
     throttle_scope = RUN_UPLOAD_SCOPE
 
     def get_queryset(self) -> QuerySet[Run]:

@@ -22,6 +22,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from collection.models import RetrievalTask
+from config.access import is_organizer
 from pooling.formats import ParsedRun, read_run
 from pooling.models import (
     RUN_DESCRIPTION_MAX_CHARS,
@@ -67,7 +68,7 @@ def team_for_user(user: User, *, team_name: str | None = None) -> Team | None:
     else their only team; ``None`` when that is ambiguous or they have none."""
     if team_name:
         teams = Team.objects.filter(name=team_name)
-        if not getattr(user, "is_staff", False):
+        if not is_organizer(user):
             teams = teams.filter(members=user)
         return teams.first()
     mine = list(Team.objects.filter(members=user)[:2])

@@ -5,13 +5,7 @@ static/js/pool_progress.js sends it with fetch and polls the build status for th
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
-from typing import Any
-
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
 from django.http import (
     Http404,
     HttpRequest,
@@ -20,10 +14,10 @@ from django.http import (
     JsonResponse,
     StreamingHttpResponse,
 )
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from collection.models import RetrievalTask
+from config.access import organizer_required, task_for
 from pooling.selectors.pool_export import EXPORT_KINDS, pool_export_lines
 from pooling.selectors.pools import (
     build_status,
@@ -34,37 +28,17 @@ from pooling.selectors.pools import (
 )
 from pooling.services.pools import pool_build_request
 
-View = Callable[..., HttpResponseBase]
-
-
-def organizers_only(view: View) -> View:
-    """Anonymous users go to the login page; logged-in non-staff get 403."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not request.user.is_staff:
-            raise PermissionDenied("Pools are for organizers.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
-
-
-def _task(task_id: int) -> RetrievalTask:
-    return get_object_or_404(RetrievalTask.objects.select_related("campaign"), pk=task_id)
-
 
 @require_GET
-@organizers_only
+@organizer_required
 def pools_index(request: HttpRequest) -> HttpResponse:
     return render(request, "pooling/pools_index.html", {"tasks": list(pooled_tasks())})
 
 
 @require_GET
-@organizers_only
+@organizer_required
 def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     stats = pool_stats(task)
     build = latest_build(task)
     context = {
@@ -83,9 +57,9 @@ def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
 
 
 @require_POST
-@organizers_only
+@organizer_required
 def pool_build_start(request: HttpRequest, task_id: int) -> HttpResponseBase:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     build = pool_build_request(task=task, requested_by=request.user)
     if "application/json" in request.headers.get("Accept", ""):
         return JsonResponse(build_status(build), status=202)
@@ -94,11 +68,11 @@ def pool_build_start(request: HttpRequest, task_id: int) -> HttpResponseBase:
 
 
 @require_GET
-@organizers_only
+@organizer_required
 def pool_export(request: HttpRequest, task_id: int, kind: str) -> StreamingHttpResponse:
     if kind not in EXPORT_KINDS:
         raise Http404("Unknown export")
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     response = StreamingHttpResponse(
         pool_export_lines(task, kind), content_type="text/tab-separated-values; charset=utf-8"
     )

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from collection.models import RetrievalTask
-from pooling.api.run_views import runs_visible_to
+from config.access import runs_visible_to, teams_of
 from pooling.api.throttles import run_upload_wait, wait_message
 from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run, Team
 from pooling.services.runs import RunValidationError, SubmissionRefused, run_submit
@@ -47,11 +47,8 @@ class RunUploadForm(forms.Form):
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
-        teams = Team.objects.order_by("name")
         self.fields["task"].queryset = tasks  # type: ignore[attr-defined]
-        self.fields["team"].queryset = (  # type: ignore[attr-defined]
-            teams if user.is_staff else teams.filter(members=user)
-        )
+        self.fields["team"].queryset = teams_of(user)  # type: ignore[attr-defined]
 
 
 def _wants_json(request: HttpRequest) -> bool:
