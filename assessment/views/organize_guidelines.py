@@ -38,8 +38,10 @@ from assessment.selectors.guidelines import (
     guidelines_versions,
 )
 from assessment.services.guidelines import guidelines_save
-from assessment.views.organize import _organizer, _task, staff_required
+from assessment.views.organize import _organizer
 from collection.models import RetrievalTask
+from config.access import organizer_required, task_for
+from config.params import BadParameter, page_filter, parse_id, parse_int
 
 __all__ = ["guidelines_page"]
 
@@ -57,8 +59,8 @@ class GuidelinesInput:
 
 def _number(data: Mapping[str, str], name: str, what: str, problems: list[str]) -> int:
     try:
-        return int(data.get(name, ""))
-    except ValueError:
+        return parse_int(data.get(name), name=name, low=0, high=99)
+    except BadParameter:
         problems.append(f"{what}: choose a number")
         return 0
 
@@ -195,15 +197,24 @@ def _form_of_input(given: GuidelinesInput) -> dict[str, Any]:
     }
 
 
-@staff_required
+@organizer_required
 @require_http_methods(["GET", "POST"])
 def guidelines_page(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
+    task = task_for(request.user, task_id)
     current = guidelines_current(task=task)
     if request.method == "GET":
         shown = None
-        if (asked := request.GET.get("version", "")).isdigit():
-            shown = guidelines_version(task=task, version=int(asked))
+        asked = page_filter(  # 0 is the built-in defaults
+            request,
+            parse_int,
+            request.GET.get("version"),
+            name="version",
+            low=0,
+            high=2**31,
+            default=None,
+        )
+        if asked is not None:
+            shown = guidelines_version(task=task, version=asked)
         extra = {"viewing": guidelines_rendered(shown)} if shown is not None else {}
         return render(
             request, "organize/guidelines.html", _context(task, current, _form_of(current), **extra)

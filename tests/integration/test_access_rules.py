@@ -28,8 +28,13 @@ from config.access import (
     teams_of,
 )
 from config.params import BadParameter
-from evaluation.models import EvaluationJob
-from evaluation.services import evaluation_job_run, qrels_export
+from evaluation.models import EvaluationJob, TaskPublication
+from evaluation.services import (
+    evaluation_job_run,
+    qrels_export,
+    results_publish,
+    results_withdraw,
+)
 from pooling.models import Team
 from tests.factories import RetrievalTaskFactory, RunFactory, UserFactory
 from tests.integration.evaluation_data import JudgedTask, judged_answer_task
@@ -45,9 +50,13 @@ class World:
     users: dict[str, Any]
 
     def publish(self, published: bool) -> None:
-        campaign = self.data.task.campaign
-        campaign.results_published = published
-        campaign.save()
+        """Publish the task with its evaluated qrels, or withdraw it (issue 12 §1)."""
+        task, organizer = self.data.task, self.users["organizer"]
+        if published:
+            qrels = EvaluationJob.objects.get(task=task).qrels
+            results_publish(task=task, qrels=qrels, by=organizer)
+        elif TaskPublication.objects.filter(task=task, published=True).exists():
+            results_withdraw(task=task, by=organizer)
 
 
 @pytest.fixture

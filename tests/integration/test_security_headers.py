@@ -50,6 +50,7 @@ DOCS_POLICY = {**POLICY, "worker-src": {"'self'", "blob:"}}
 # Routes that never answer HTML, or only to POST: each with the reason it is not fetched.
 NOT_PAGES = {
     "healthz": "JSON",
+    "favicon": "redirects to the static icon",
     "logout": "POST only",
     "pooling:pool-build": "POST only",
     "pooling:pool-export": "TSV download",
@@ -118,10 +119,12 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("assessment:organize_assignments", "organizer", (task,)),
         Page("assessment:organize_training", "organizer", (task,)),
         Page("assessment:organize_agreement", "organizer", (task,)),
+        Page("assessment:organize_guidelines", "organizer", (task,)),
         Page("assessment:organize_adjudication", "organizer", (task,), "difference=0"),
         Page("evaluation:index", "organizer"),
         Page("evaluation:results", "organizer", (task,)),
         Page("evaluation:qrels", "organizer", (task,)),
+        Page("evaluation:publication", "organizer", (task,)),
         Page("evaluation:index", "carol"),
         Page("api-docs", ""),
         Page("admin:index", "organizer"),
