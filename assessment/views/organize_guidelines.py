@@ -41,7 +41,7 @@ from assessment.services.guidelines import guidelines_save
 from assessment.views.organize import _organizer
 from collection.models import RetrievalTask
 from config.access import organizer_required, task_for
-from config.params import BadParameter, page_filter, parse_id, parse_int
+from config.params import BadParameter, page_filter, parse_int
 
 __all__ = ["guidelines_page"]
 
