@@ -22,6 +22,16 @@ from django.utils import timezone
 
 from collection.bulkload import bulk_insert
 from collection.models import RetrievalTask, Topic
+from config.queue import (
+    JobSuperseded,
+    Reaped,
+    job_beat,
+    job_checkpoint,
+    job_claim,
+    job_enqueue_on_commit,
+    job_heartbeat,
+    jobs_reap,
+)
 from pooling.algorithms import (
     PlannedItem,
     PoolSettings,
@@ -74,20 +84,27 @@ class PoolBuildError(Exception):
 def pool_build_request(
     *, task: RetrievalTask, requested_by: Any = None, seed: int | None = None
 ) -> PoolBuild:
-    """Record a pending build and hand it to a Celery worker once the transaction commits."""
+    """Record a pending build and hand it to a Celery worker once the transaction commits.
+
+    Raises `config.queue.QueueUnavailable` (the build is then recorded as failed) when the
+    task queue cannot be reached."""
     from pooling.tasks import build_pools_task  # tasks import this module
 
     with transaction.atomic():
         build = PoolBuild.objects.create(
             task=task, requested_by=requested_by, parameters={"seed": seed}
         )
-        transaction.on_commit(lambda: _enqueue(build.pk, build_pools_task))
+        job_enqueue_on_commit(
+            model=PoolBuild, job_id=build.pk, attempt=build.attempts, celery_task=build_pools_task
+        )
     return build
 
 
-def _enqueue(build_id: int, celery_task: Any) -> None:
-    result = celery_task.delay(build_id)
-    PoolBuild.objects.filter(pk=build_id).update(celery_task_id=result.id or "")
+def pool_builds_reap() -> list[Reaped]:
+    """Re-queue (or fail) builds whose worker died (config.queue.jobs_reap)."""
+    from pooling.tasks import build_pools_task
+
+    return jobs_reap(model=PoolBuild, celery_task=build_pools_task)
 
 
 def pool_build(
@@ -100,7 +117,9 @@ def pool_build(
     """Build (or rebuild) the pools of ``task`` and return the finished PoolBuild.
 
     Open QA (Task 3) answers join the answer task's pools (DESIGN.md "Pooling"), so building
-    either task builds the answer task's pools with both tasks' runs.
+    either task builds the answer task's pools with both tasks' runs. A queued ``build`` runs
+    as its current attempt (``build.attempts``) and raises `config.queue.JobSuperseded` when
+    the reaper handed it to another attempt, or it was already finished.
     """
     try:
         target = pooling_target(task)
@@ -115,16 +134,22 @@ def pool_build(
     runs = pooled_runs(target)
     topics = list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
     build = _start(build, task, settings, runs, len(topics))
+    attempt = build.attempts
     counts: Counter[str] = Counter()
     try:
-        for start in range(0, len(topics), TOPICS_PER_PASS):
-            chunk = topics[start : start + TOPICS_PER_PASS]
-            plans = list(_plans(target, settings, runs, chunk))
-            _write_chunk(plans, settings, build, counts, done=start + len(chunk))
-            if progress is not None:
-                progress(start + len(chunk), len(topics))
+        with job_heartbeat(model=PoolBuild, job_id=build.pk, attempt=attempt):
+            for start in range(0, len(topics), TOPICS_PER_PASS):
+                chunk = topics[start : start + TOPICS_PER_PASS]
+                plans = list(_plans(target, settings, runs, chunk))
+                _write_chunk(plans, settings, build, counts, done=start + len(chunk))
+                job_beat(model=PoolBuild, job_id=build.pk, attempt=attempt)
+                job_checkpoint("pool_build", start + len(chunk))
+                if progress is not None:
+                    progress(start + len(chunk), len(topics))
+    except JobSuperseded:
+        raise  # another attempt owns the build now: leave its status alone
     except Exception as error:
-        PoolBuild.objects.filter(pk=build.pk).update(
+        PoolBuild.objects.filter(pk=build.pk, attempts=attempt).update(
             status=PoolBuild.Status.FAILED, error=str(error), finished_at=timezone.now()
         )
         raise
@@ -132,7 +157,15 @@ def pool_build(
     build.stats = dict(sorted(counts.items()))
     build.finished_at = timezone.now()
     build.topics_done = len(topics)
-    build.save(update_fields=["status", "stats", "finished_at", "topics_done"])
+    done = PoolBuild.objects.filter(pk=build.pk, attempts=attempt, status=PoolBuild.Status.RUNNING)
+    if not done.update(
+        status=build.status,
+        stats=build.stats,
+        finished_at=build.finished_at,
+        topics_done=build.topics_done,
+        heartbeat_at=build.finished_at,
+    ):
+        raise JobSuperseded(f"build {build.pk} attempt {attempt} was superseded")
     return build
 
 
@@ -143,13 +176,22 @@ def _start(
     runs: PooledRuns,
     topics_total: int,
 ) -> PoolBuild:
-    build = build or PoolBuild(task=task)
-    build.parameters = {**settings.as_dict(), "runs": runs.described}
+    """Mark the build running (a new one when called without a queued build)."""
+    fields: dict[str, Any] = {
+        "parameters": {**settings.as_dict(), "runs": runs.described},
+        "topics_total": topics_total,
+        "topics_done": 0,
+        "error": "",
+    }
+    if build is None:
+        return PoolBuild.objects.create(
+            task=task, status=PoolBuild.Status.RUNNING, heartbeat_at=timezone.now(), **fields
+        )
+    if not job_claim(model=PoolBuild, job_id=build.pk, attempt=build.attempts, **fields):
+        raise JobSuperseded(f"build {build.pk} attempt {build.attempts} is not to be run")
+    for name, value in fields.items():
+        setattr(build, name, value)
     build.status = PoolBuild.Status.RUNNING
-    build.topics_total = topics_total
-    build.topics_done = 0
-    build.error = ""
-    build.save()
     return build
 
 
