@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from collection.models import RetrievalTask
+from config.queue import QueueUnavailable
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.qrels import DEFAULT_PRECEDENCE, QrelsFormatError, QrelsPolicy
@@ -25,7 +26,11 @@ from evaluation.services import (
     qrels_export,
     qrels_import,
 )
-from evaluation.services.jobs import EvaluationRequestError
+from evaluation.services.jobs import (
+    EvaluationRequestError,
+    evaluation_job_retry,
+    evaluation_jobs_reap,
+)
 
 DOWNLOADS = {
     "csv": ("text/csv", "csv"),
@@ -67,6 +72,10 @@ class QrelsImportForm(forms.Form):
     label = forms.CharField(max_length=100, required=False, initial="official")
 
 
+class JobRetryForm(forms.Form):
+    job = forms.IntegerField(min_value=1, max_value=2**63 - 1)
+
+
 def _task(task_id: int) -> RetrievalTask:
     return get_object_or_404(RetrievalTask.objects.select_related("campaign"), pk=task_id)
 
@@ -98,6 +107,7 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     if not staff and not task.campaign.results_published:
         return render(request, "evaluation/unpublished.html", {"task": task}, status=403)
     qrels = _chosen_qrels(request, task)
+    evaluation_jobs_reap()  # a job whose worker died shows as re-queued or failed, not running
     job = selectors.latest_job(task, qrels) if qrels else None
     rows = (
         selectors.result_rows(selectors.results_for(task, qrels, user=request.user), job)
@@ -199,6 +209,7 @@ def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
         )
         if done:
             return redirect("evaluation:qrels", task_id=task.pk)
+    evaluation_jobs_reap()  # a job whose worker died shows as re-queued or failed, not running
     context = {
         "task": task,
         "form": form,
@@ -231,10 +242,21 @@ def _qrels_action(request: HttpRequest, task: RetrievalTask, form: QrelsExportFo
             version = get_object_or_404(QrelsVersion, pk=request.POST.get("qrels"), task=task)
             job = evaluation_job_start(task=task, qrels=version, requested_by=request.user)
             messages.success(request, f"Evaluation {job.pk} started: {job.runs_total} runs.")
+        elif request.POST.get("action") == "retry":
+            retry = JobRetryForm(request.POST)
+            if not retry.is_valid():
+                raise Http404("no such evaluation")
+            failed = get_object_or_404(
+                EvaluationJob, pk=retry.cleaned_data["job"], task=task, status="failed"
+            )
+            job = evaluation_job_retry(job=failed, requested_by=request.user)
+            messages.success(request, f"Evaluation {job.pk} started again (was {failed.pk}).")
         else:
             messages.error(request, "Unknown action.")
     except (QrelsExportError, EvaluationRequestError) as error:
         messages.error(request, str(error))
+    except QueueUnavailable as error:
+        messages.error(request, f"Nothing was started. {error}")
     return True
 
 
@@ -275,6 +297,7 @@ def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
 @staff_required
 @require_GET
 def job_progress(request: HttpRequest, job_id: int) -> JsonResponse:
+    evaluation_jobs_reap()  # what the progress bar polls: a dead worker's job moves on
     job = get_object_or_404(EvaluationJob, pk=job_id)
     return JsonResponse(
         {
@@ -282,5 +305,7 @@ def job_progress(request: HttpRequest, job_id: int) -> JsonResponse:
             "runs_done": job.runs_done,
             "runs_total": job.runs_total,
             "error": job.error,
+            "attempts": job.attempts,
+            "worker_lost_at": job.worker_lost_at.isoformat() if job.worker_lost_at else None,
         }
     )
