@@ -30,8 +30,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -69,11 +69,14 @@ def job_enqueue(*, model: type[models.Model], job_id: int, attempt: int, celery_
     """Publish ``celery_task(job_id, attempt)``; on a broker outage mark the job failed and raise
     `QueueUnavailable`. Call it through `job_enqueue_on_commit` where the row is being written.
     """
+    # Results live on the job row; not subscribing to a result keeps the publish to one Redis
+    # command (the result backend would otherwise be contacted first, with its own retries).
+    publish = partial(celery_task.apply_async, args=(job_id, attempt), ignore_result=True)
+    if celery_task.app.conf.task_always_eager:  # no broker: the task runs here and now
+        publish()
+        return
     try:
-        # Results live on the job row; not subscribing to a result keeps the publish to one
-        # Redis command (the result backend would otherwise be contacted first, with its own
-        # slow retries).
-        result = celery_task.apply_async(args=(job_id, attempt), ignore_result=True)
+        result = publish()
     except PUBLISH_ERRORS as error:
         logger.warning("job %s#%s not queued: %s", model.__name__, job_id, error)
         model._default_manager.filter(pk=job_id, attempts=attempt, status=PENDING).update(
@@ -186,25 +189,35 @@ def jobs_reap(*, model: type[models.Model], celery_task: Any) -> list[Reaped]:
         )
         if attempt < settings.JOB_MAX_ATTEMPTS and not settings.CELERY_TASK_ALWAYS_EAGER:
             if taken.update(status=PENDING, attempts=attempt + 1, worker_lost_at=beat, error=""):
-                logger.warning("%s %s lost its worker; attempt %s", model.__name__, job_id, attempt)
+                logger.warning(
+                    "%s %s lost its worker; queued again as attempt %s",
+                    model.__name__,
+                    job_id,
+                    attempt + 1,
+                )
                 reaped.append(Reaped(job_id, "requeued", attempt + 1))
-                # robust: a broker outage is logged, not raised; job_enqueue has then marked
-                # the job failed, and the organizer can retry.
+                # After this job's update commits (at once outside a transaction); robust: no
+                # error of one job's enqueue stops the reaper (or the page that runs it).
                 transaction.on_commit(
-                    partial(
-                        job_enqueue,
-                        model=model,
-                        job_id=job_id,
-                        attempt=attempt + 1,
-                        celery_task=celery_task,
-                    ),
-                    robust=True,
+                    _enqueuer(model, job_id, attempt + 1, celery_task), robust=True
                 )
         elif taken.update(
             status=FAILED, worker_lost_at=beat, error=worker_died_message(beat), finished_at=now
         ):
             reaped.append(Reaped(job_id, "failed", attempt))
     return reaped
+
+
+def _enqueuer(
+    model: type[models.Model], job_id: int, attempt: int, celery_task: Any
+) -> Callable[[], None]:
+    # A named function, not a partial: on_commit(robust=True) logs the callback's __qualname__.
+    def enqueue_attempt() -> None:
+        # On a broker outage job_enqueue logged it and marked the job failed (to retry).
+        with suppress(QueueUnavailable):
+            job_enqueue(model=model, job_id=job_id, attempt=attempt, celery_task=celery_task)
+
+    return enqueue_attempt
 
 
 def worker_died_message(at: datetime) -> str:

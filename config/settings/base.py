@@ -181,6 +181,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 30 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 28 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A running job goes on when the worker loses Redis; its acknowledgement is then lost and the
+# message redelivered after the visibility timeout, which skips the finished job.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # Redis redelivers a message a worker took but did not acknowledge after the visibility
 # timeout. With acks_late a healthy task is unacknowledged for as long as it runs, so the
 # timeout must exceed the longest run (the 30 min time limit), or a second worker would start

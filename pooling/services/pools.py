@@ -142,7 +142,6 @@ def pool_build(
                 chunk = topics[start : start + TOPICS_PER_PASS]
                 plans = list(_plans(target, settings, runs, chunk))
                 _write_chunk(plans, settings, build, counts, done=start + len(chunk))
-                job_beat(model=PoolBuild, job_id=build.pk, attempt=attempt)
                 job_checkpoint("pool_build", start + len(chunk))
                 if progress is not None:
                     progress(start + len(chunk), len(topics))
@@ -265,8 +264,9 @@ def _write_chunk(
             _contribution_changes(plan, ids, stored[topic_id], changes)
             _hit_changes(number, plan, ids, stored[topic_id], settings, changes)
         _write_contributions_and_hits(stored, changes, counts)
-        # In the same transaction: the progress shown never runs ahead of what is stored.
-        PoolBuild.objects.filter(pk=build.pk).update(topics_done=done)
+        # In the same transaction: the progress shown never runs ahead of what is stored, and
+        # an attempt the reaper replaced (JobSuperseded) writes nothing more.
+        job_beat(model=PoolBuild, job_id=build.pk, attempt=build.attempts, topics_done=done)
 
 
 def _commit_without_waiting_for_disk() -> None:
