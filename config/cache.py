@@ -30,11 +30,11 @@ logger = logging.getLogger(__name__)
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
 # After a failure Redis is skipped for this long: a page pays for one failed attempt, not one
 # per cache call, and a Redis that is back is used again within seconds.
-SKIP_SECONDS = 2.0
+SKIP_SECONDS = 5.0
 WARN_EVERY_SECONDS = 60.0
 DEFAULT_OPTIONS: dict[str, Any] = {
     "socket_connect_timeout": 0.5,
-    "socket_timeout": 1.0,
+    "socket_timeout": 0.5,  # a healthy Redis answers in a millisecond
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

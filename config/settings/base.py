@@ -181,6 +181,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 30 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 28 * 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker waits out a Redis outage of any length (retrying every 2 s, growing to 30 s) instead
+# of exiting after 100 tries.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # A running job goes on when the worker loses Redis; its acknowledgement is then lost and the
 # message redelivered after the visibility timeout, which skips the finished job.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False

@@ -42,6 +42,9 @@ from tests.integration.workers import (
 
 PASSWORD = "secret-pass-123"  # tests.factories.UserFactory's
 FAIL_FAST = 3.5  # seconds an enqueue may take with Redis down (publishing fails in ~2 s)
+# Redis stays down at least this long, so the worker is deep in its reconnection backoff
+# (2, 4, 6, ... s) when Redis comes back, as after a real outage.
+OUTAGE_SECONDS = 20.0
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -165,7 +168,9 @@ def test_judging_and_organizing_go_on_and_the_queue_says_try_again_when_redis_st
         wait_for(lambda: build_done(state["build"]), 60, "a build before the outage")
 
         redis_server.stop()
+        stopped = time.monotonic()
         _assert_everything_but_the_queue_works(campaign, alice, olga)
+        time.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - stopped)))
 
         redis_server.start()
         back = time.monotonic()
@@ -182,8 +187,8 @@ def test_judging_and_organizing_go_on_and_the_queue_says_try_again_when_redis_st
         wait_for(lambda: build_done(accepted[0]["build"]), 120, "the worker to build again")
         done_after = time.monotonic() - back
         print(
-            f"\nRedis back: build accepted after {accepted_after:.1f} s, "
-            f"built by the surviving worker after {done_after:.1f} s"
+            f"\nRedis back after {OUTAGE_SECONDS:.0f} s down: build accepted after "
+            f"{accepted_after:.1f} s, built by the surviving worker after {done_after:.1f} s"
         )
         assert health(anonymous)["redis"] == {"status": "ok"}
     finally:

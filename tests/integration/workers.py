@@ -112,10 +112,10 @@ def celery_broker(url: str) -> Iterator[None]:
     previous = celery_app.conf.broker_url
 
     def use(broker: str) -> None:
-        celery_app.conf.broker_url = broker
+        celery_app.conf.update(broker_url=broker)
         # The app caches its connection and producer pools; forget them (as after a fork).
-        celery_app._pool = None
-        celery_app.amqp._producer_pool = None
+        celery_app._pool = None  # type: ignore[attr-defined]
+        celery_app.amqp._producer_pool = None  # type: ignore[attr-defined]
 
     use(url)
     try:
