@@ -7,7 +7,8 @@ from django.db import InterfaceError, OperationalError
 
 from config.queue import JobSuperseded
 from pooling.models import PoolBuild
-from pooling.services.pools import PoolBuildError, pool_build, pool_builds_reap
+from pooling.services.pool_jobs import pool_builds_reap
+from pooling.services.pools import PoolBuildError, pool_build
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from collection.models import RetrievalTask
 from config.queue import QueueUnavailable
 from pooling.selectors.pools import build_status, latest_build, pool_stats
-from pooling.services.pools import pool_build_request, pool_builds_reap
+from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 
 
 class BuildStatusSerializer(serializers.Serializer):

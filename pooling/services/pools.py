@@ -22,16 +22,7 @@ from django.utils import timezone
 
 from collection.bulkload import bulk_insert
 from collection.models import RetrievalTask, Topic
-from config.queue import (
-    JobSuperseded,
-    Reaped,
-    job_beat,
-    job_checkpoint,
-    job_claim,
-    job_enqueue_on_commit,
-    job_heartbeat,
-    jobs_reap,
-)
+from config.queue import JobSuperseded, job_beat, job_checkpoint, job_claim, job_heartbeat
 from pooling.algorithms import (
     PlannedItem,
     PoolSettings,
@@ -54,6 +45,10 @@ from pooling.selectors.pool_inputs import (
     pooling_target,
     stored_pools,
 )
+
+# Re-exported: callers written before the queue part moved to pool_jobs import them from here.
+from pooling.services.pool_jobs import pool_build_request as pool_build_request
+from pooling.services.pool_jobs import pool_builds_reap as pool_builds_reap
 
 logger = logging.getLogger(__name__)
 
@@ -79,32 +74,6 @@ _HIT_FIELDS = ("item_id", "post_id", "formula_id", "position", "vote")
 
 class PoolBuildError(Exception):
     """A build that cannot start (e.g. an open-QA task with no answer task to join)."""
-
-
-def pool_build_request(
-    *, task: RetrievalTask, requested_by: Any = None, seed: int | None = None
-) -> PoolBuild:
-    """Record a pending build and hand it to a Celery worker once the transaction commits.
-
-    Raises `config.queue.QueueUnavailable` (the build is then recorded as failed) when the
-    task queue cannot be reached."""
-    from pooling.tasks import build_pools_task  # tasks import this module
-
-    with transaction.atomic():
-        build = PoolBuild.objects.create(
-            task=task, requested_by=requested_by, parameters={"seed": seed}
-        )
-        job_enqueue_on_commit(
-            model=PoolBuild, job_id=build.pk, attempt=build.attempts, celery_task=build_pools_task
-        )
-    return build
-
-
-def pool_builds_reap() -> list[Reaped]:
-    """Re-queue (or fail) builds whose worker died (config.queue.jobs_reap)."""
-    from pooling.tasks import build_pools_task
-
-    return jobs_reap(model=PoolBuild, celery_task=build_pools_task)
 
 
 def pool_build(
@@ -152,20 +121,7 @@ def pool_build(
             status=PoolBuild.Status.FAILED, error=str(error), finished_at=timezone.now()
         )
         raise
-    build.status = PoolBuild.Status.DONE
-    build.stats = dict(sorted(counts.items()))
-    build.finished_at = timezone.now()
-    build.topics_done = len(topics)
-    done = PoolBuild.objects.filter(pk=build.pk, attempts=attempt, status=PoolBuild.Status.RUNNING)
-    if not done.update(
-        status=build.status,
-        stats=build.stats,
-        finished_at=build.finished_at,
-        topics_done=build.topics_done,
-        heartbeat_at=build.finished_at,
-    ):
-        raise JobSuperseded(f"build {build.pk} attempt {attempt} was superseded")
-    return build
+    return _finish(build, counts, len(topics))
 
 
 def _start(
@@ -191,6 +147,25 @@ def _start(
     for name, value in fields.items():
         setattr(build, name, value)
     build.status = PoolBuild.Status.RUNNING
+    return build
+
+
+def _finish(build: PoolBuild, counts: Counter[str], topics_total: int) -> PoolBuild:
+    """Record the build as done, unless another attempt took it over meanwhile."""
+    now = timezone.now()
+    fields: dict[str, Any] = {
+        "status": PoolBuild.Status.DONE,
+        "stats": dict(sorted(counts.items())),
+        "finished_at": now,
+        "topics_done": topics_total,
+    }
+    running = PoolBuild.objects.filter(
+        pk=build.pk, attempts=build.attempts, status=PoolBuild.Status.RUNNING
+    )
+    if not running.update(heartbeat_at=now, **fields):
+        raise JobSuperseded(f"build {build.pk} attempt {build.attempts} was superseded")
+    for name, value in fields.items():
+        setattr(build, name, value)
     return build
 
 

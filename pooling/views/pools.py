@@ -33,7 +33,7 @@ from pooling.selectors.pools import (
     pool_stats,
     pooled_tasks,
 )
-from pooling.services.pools import pool_build_request, pool_builds_reap
+from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 
 View = Callable[..., HttpResponseBase]
 

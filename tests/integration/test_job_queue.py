@@ -21,7 +21,8 @@ from config.queue import QUEUE_UNAVAILABLE, JobSuperseded, QueueUnavailable, job
 from evaluation.models import EvaluationJob
 from evaluation.services import qrels_export
 from pooling.models import PoolBuild, Run
-from pooling.services.pools import pool_build, pool_build_request, pool_builds_reap
+from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
+from pooling.services.pools import pool_build
 from pooling.tasks import build_pools_task
 from tests.factories.collection import CampaignFactory, RetrievalTaskFactory, UserFactory
 from tests.integration.evaluation_data import judged_answer_task

@@ -23,7 +23,8 @@ from config.celery import app as celery_app
 from evaluation.models import EvaluationJob, EvaluationResult
 from evaluation.services import evaluation_job_run, evaluation_job_start, qrels_export
 from pooling.models import PoolBuild, PoolItem, Run
-from pooling.services.pools import TOPICS_PER_PASS, pool_build, pool_build_request
+from pooling.services.pool_jobs import pool_build_request
+from pooling.services.pools import TOPICS_PER_PASS, pool_build
 from tests.factories.collection import CampaignFactory, RetrievalTaskFactory, UserFactory
 from tests.integration.evaluation_data import judged_answer_task
 from tests.integration.pool_data import answer_rows, make_run, make_topics, pool_snapshot
