@@ -1,15 +1,22 @@
 """Celery tasks of the evaluation app: thin wrappers taking ids and calling one service."""
 
+import logging
+
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from config.queue import JobSuperseded
 from evaluation.models import EvaluationJob
 from evaluation.services import evaluation_job_run
+from evaluation.services.jobs import evaluation_jobs_reap
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(
     acks_late=True,
     reject_on_worker_lost=True,
+    ignore_result=True,  # the job row is the result
     time_limit=30 * 60,
     soft_time_limit=28 * 60,
     # Only a lost database connection is worth retrying; the service is idempotent.
@@ -17,9 +24,29 @@ from evaluation.services import evaluation_job_run
     retry_backoff=True,
     max_retries=3,
 )
-def evaluate_runs_task(job_id: int) -> dict[str, int]:
-    """Run the evaluation job ``job_id`` (see evaluation.services.jobs.evaluation_job_run)."""
-    job = EvaluationJob.objects.select_related("task__campaign", "qrels").get(pk=job_id)
-    if job.status != EvaluationJob.Status.DONE:  # a redelivered message after success
+def evaluate_runs_task(job_id: int, attempt: int | None = None) -> dict[str, int]:
+    """Run attempt ``attempt`` of the evaluation job ``job_id``
+    (evaluation.services.jobs.evaluation_job_run).
+
+    A message for a job that is done, failed or on another attempt (a redelivery after the
+    visibility timeout, or a re-queue by the reaper) does nothing."""
+    job = EvaluationJob.objects.select_related("task__campaign", "qrels").filter(pk=job_id).first()
+    if job is None:
+        logger.warning("evaluation job %s no longer exists", job_id)
+        return {}
+    if job.status in (EvaluationJob.Status.DONE, EvaluationJob.Status.FAILED) or (
+        attempt is not None and attempt != job.attempts
+    ):
+        logger.info("evaluation job %s attempt %s skipped: %s", job_id, attempt, job.status)
+        return {"runs": job.runs_done}
+    try:
         job = evaluation_job_run(job=job)
+    except JobSuperseded as error:
+        logger.warning("evaluation job %s stopped: %s", job_id, error)
     return {"runs": job.runs_done}
+
+
+@shared_task(ignore_result=True, time_limit=60, soft_time_limit=50)
+def reap_evaluation_jobs_task() -> int:
+    """Re-queue evaluation jobs whose worker died (run by Celery beat, see settings)."""
+    return len(evaluation_jobs_reap())

@@ -132,6 +132,13 @@ class PoolBuild(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A worker writes heartbeat_at while it runs the job; config.queue's reaper queues a job
+    # whose heartbeat stopped again (the next attempt) or fails it after the last attempt.
+    attempts = models.PositiveSmallIntegerField(default=1)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker_lost_at = models.DateTimeField(
+        null=True, blank=True, help_text="The last heartbeat of a worker that died on this job."
+    )
 
     def __str__(self) -> str:
         return f"Build {self.id} of {self.task}"

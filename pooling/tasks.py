@@ -5,7 +5,9 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from config.queue import JobSuperseded
 from pooling.models import PoolBuild
+from pooling.services.pool_jobs import pool_builds_reap
 from pooling.services.pools import PoolBuildError, pool_build
 
 logger = logging.getLogger(__name__)
@@ -14,6 +16,7 @@ logger = logging.getLogger(__name__)
 @shared_task(
     acks_late=True,  # a worker killed mid-build leaves the message to be redelivered
     reject_on_worker_lost=True,
+    ignore_result=True,  # the build row is the result
     time_limit=30 * 60,
     soft_time_limit=28 * 60,
     # Only a lost database connection is worth retrying; the service is idempotent.
@@ -21,13 +24,19 @@ logger = logging.getLogger(__name__)
     retry_backoff=True,
     max_retries=3,
 )
-def build_pools_task(build_id: int) -> dict[str, int]:
-    """Run the pool build recorded as ``build_id`` (see pooling.services.pools.pool_build)."""
+def build_pools_task(build_id: int, attempt: int | None = None) -> dict[str, int]:
+    """Run attempt ``attempt`` of the pool build ``build_id`` (pooling.services.pools.pool_build).
+
+    A message for a build that is done, failed or on another attempt (a redelivery after the
+    visibility timeout, or a re-queue by the reaper) does nothing."""
     build = PoolBuild.objects.select_related("task").filter(pk=build_id).first()
     if build is None:  # deleted since it was queued (e.g. its task was): nothing to build
         logger.warning("pool build %s no longer exists", build_id)
         return {}
-    if build.status == PoolBuild.Status.DONE:  # a redelivered message after success
+    if build.status in (PoolBuild.Status.DONE, PoolBuild.Status.FAILED) or (
+        attempt is not None and attempt != build.attempts
+    ):
+        logger.info("pool build %s attempt %s skipped: %s", build_id, attempt, build.status)
         return dict(build.stats)
     seed = build.parameters.get("seed")
     try:
@@ -35,4 +44,13 @@ def build_pools_task(build_id: int) -> dict[str, int]:
     except PoolBuildError as error:  # recorded on the build, which the organizer sees
         logger.warning("pool build %s refused: %s", build_id, error)
         return {}
+    except JobSuperseded as error:  # another attempt owns it now
+        logger.warning("pool build %s stopped: %s", build_id, error)
+        return {}
     return dict(finished.stats)
+
+
+@shared_task(ignore_result=True, time_limit=60, soft_time_limit=50)
+def reap_pool_builds_task() -> int:
+    """Re-queue builds whose worker died (run by Celery beat, see settings)."""
+    return len(pool_builds_reap())

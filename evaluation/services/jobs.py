@@ -11,6 +11,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from collection.models import RetrievalTask
+from config.queue import (
+    JobSuperseded,
+    Reaped,
+    job_beat,
+    job_checkpoint,
+    job_claim,
+    job_enqueue_on_commit,
+    job_heartbeat,
+    jobs_reap,
+)
 from evaluation.measures import (
     MEASURES,
     OPENQA_MEASURES,
@@ -55,7 +65,11 @@ def evaluation_job_start(
     """Record an evaluation job and hand it to a Celery worker once the record is committed.
 
     The means are taken the task's way (``RetrievalTask.average``) unless ``average`` says
-    otherwise; the job and each of its results record which."""
+    otherwise; the job and each of its results record which. Raises
+    `config.queue.QueueUnavailable` (the job is then recorded as failed) when the task queue
+    cannot be reached."""
+    from evaluation.tasks import evaluate_runs_task  # the tasks module imports this one
+
     if qrels.task_id != task.id:
         raise EvaluationRequestError("that qrels version belongs to another task")
     if qrels.level != "item":
@@ -72,37 +86,67 @@ def evaluation_job_start(
             seed=task.campaign.seed if seed is None else seed,
             runs_total=runs_to_evaluate(task).count(),
         )
-        transaction.on_commit(lambda: _enqueue(job.pk))
+        job_enqueue_on_commit(
+            model=EvaluationJob, job_id=job.pk, attempt=job.attempts, celery_task=evaluate_runs_task
+        )
     return job
 
 
-def _enqueue(job_id: int) -> None:
-    from evaluation.tasks import evaluate_runs_task  # the tasks module imports this one
-
-    EvaluationJob.objects.filter(pk=job_id).update(celery_task_id="queued")
-    result = evaluate_runs_task.delay(job_id)
-    EvaluationJob.objects.filter(pk=job_id, celery_task_id="queued").update(
-        celery_task_id=result.id
+def evaluation_job_retry(*, job: EvaluationJob, requested_by: Any = None) -> EvaluationJob:
+    """A new job evaluating the same task against the same qrels with the same seed (the
+    failed one stays, with its reason)."""
+    return evaluation_job_start(
+        task=job.task, qrels=job.qrels, requested_by=requested_by, seed=job.seed
     )
+
+
+def evaluation_jobs_reap() -> list[Reaped]:
+    """Re-queue (or fail) evaluation jobs whose worker died (config.queue.jobs_reap)."""
+    from evaluation.tasks import evaluate_runs_task
+
+    return jobs_reap(model=EvaluationJob, celery_task=evaluate_runs_task)
 
 
 def evaluation_job_run(*, job: EvaluationJob) -> EvaluationJob:
     """Evaluate every accepted run of the job's task (DESIGN.md "Evaluation"), store one
     EvaluationResult per run with the qrels checksum, then the significance tests, bootstrap
-    intervals and leave-one-team-out report. Idempotent: results are replaced, not added."""
-    job.status = EvaluationJob.Status.RUNNING
-    job.save(update_fields=["status"])
+    intervals and leave-one-team-out report. Idempotent: results are replaced, not added.
+
+    Runs as the job's current attempt; raises `config.queue.JobSuperseded` when the reaper
+    handed the job to another attempt, or it was already finished."""
+    attempt = job.attempts
+    if not job_claim(model=EvaluationJob, job_id=job.pk, attempt=attempt, error=""):
+        raise JobSuperseded(f"evaluation {job.pk} attempt {attempt} is not to be run")
+    job.status, job.error = EvaluationJob.Status.RUNNING, ""
     try:
-        _evaluate(job)
+        with job_heartbeat(model=EvaluationJob, job_id=job.pk, attempt=attempt):
+            _evaluate(job)
+    except JobSuperseded:
+        raise  # another attempt owns the job now: leave its status alone
     except Exception as error:
-        EvaluationJob.objects.filter(pk=job.pk).update(
+        EvaluationJob.objects.filter(pk=job.pk, attempts=attempt).update(
             status=EvaluationJob.Status.FAILED, error=str(error), finished_at=timezone.now()
         )
         raise
     job.status = EvaluationJob.Status.DONE
     job.finished_at = timezone.now()
-    job.save()
+    finished = EvaluationJob.objects.filter(
+        pk=job.pk, attempts=attempt, status=EvaluationJob.Status.RUNNING
+    )
+    if not finished.update(
+        status=job.status,
+        finished_at=job.finished_at,
+        heartbeat_at=job.finished_at,
+        significance=job.significance,
+        intervals=job.intervals,
+        reusability=job.reusability,
+    ):
+        raise JobSuperseded(f"evaluation {job.pk} attempt {attempt} was superseded")
     return job
+
+
+def _beat(job: EvaluationJob, **progress: int) -> None:
+    job_beat(model=EvaluationJob, job_id=job.pk, attempt=job.attempts, **progress)
 
 
 def _evaluate(job: EvaluationJob) -> None:
@@ -111,7 +155,7 @@ def _evaluate(job: EvaluationJob) -> None:
     grades = qrels_grades(qrels_parse(qrels.content), kind=kind)  # type: ignore[arg-type]
     runs = list(runs_to_evaluate(task))
     job.runs_total, job.runs_done = len(runs), 0
-    job.save(update_fields=["runs_total", "runs_done"])
+    _beat(job, runs_total=job.runs_total, runs_done=0)
     openqa = kind == RetrievalTask.Kind.OPENQA
     level = task.relevance_level  # binary measures count grade >= the task's level
     evaluator = None if openqa else PrimeEvaluator(grades, relevance_level=level)
@@ -139,7 +183,8 @@ def _evaluate(job: EvaluationJob) -> None:
         scored[run.pk] = result
         _store(run, qrels, result)
         job.runs_done += 1
-        job.save(update_fields=["runs_done"])
+        _beat(job, runs_done=job.runs_done)
+        job_checkpoint("evaluation_job", job.runs_done)
     measures = OPENQA_MEASURES if openqa else MEASURES
     _summaries(job, runs, scored, sorted(grades), measures)
     if not openqa:

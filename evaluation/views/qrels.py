@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from collection.models import RetrievalTask
 from config.access import organizer_required, task_for
 from config.params import parse_id
+from config.queue import QueueUnavailable
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.qrels import QrelsFormatError
@@ -23,7 +24,11 @@ from evaluation.services import (
     qrels_import,
     qrels_policy,
 )
-from evaluation.services.jobs import EvaluationRequestError
+from evaluation.services.jobs import (
+    EvaluationRequestError,
+    evaluation_job_retry,
+    evaluation_jobs_reap,
+)
 
 
 class QrelsExportForm(forms.Form):
@@ -71,6 +76,7 @@ def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
         )
         if done:
             return redirect("evaluation:qrels", task_id=task.pk)
+    evaluation_jobs_reap()  # a job whose worker died shows as re-queued or failed, not running
     context = {
         "task": task,
         "form": form,
@@ -98,10 +104,21 @@ def _qrels_action(request: HttpRequest, task: RetrievalTask, form: QrelsExportFo
                 f"Evaluation {job.pk} started: {job.runs_total} runs, means over "
                 f"{'each run' if job.average == 'run' else 'all qrels'} topics.",
             )
+        elif request.POST.get("action") == "retry":
+            failed = get_object_or_404(
+                EvaluationJob,
+                pk=parse_id(request.POST.get("job"), name="job"),
+                task=task,
+                status="failed",
+            )
+            job = evaluation_job_retry(job=failed, requested_by=request.user)
+            messages.success(request, f"Evaluation {job.pk} started again (was {failed.pk}).")
         else:
             messages.error(request, "Unknown action.")
     except (QrelsExportError, EvaluationRequestError) as error:
         messages.error(request, str(error))
+    except QueueUnavailable as error:
+        messages.error(request, f"Nothing was started. {error}")
     return True
 
 
@@ -171,6 +188,7 @@ def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
 @organizer_required
 @require_GET
 def job_progress(request: HttpRequest, job_id: int) -> JsonResponse:
+    evaluation_jobs_reap()  # what the progress bar polls: a dead worker's job moves on
     job = get_object_or_404(EvaluationJob, pk=job_id)
     return JsonResponse(
         {
@@ -178,5 +196,7 @@ def job_progress(request: HttpRequest, job_id: int) -> JsonResponse:
             "runs_done": job.runs_done,
             "runs_total": job.runs_total,
             "error": job.error,
+            "attempts": job.attempts,
+            "worker_lost_at": job.worker_lost_at.isoformat() if job.worker_lost_at else None,
         }
     )

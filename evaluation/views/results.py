@@ -24,6 +24,7 @@ from evaluation.reports import (
     incomplete_note,
     per_topic_csv,
 )
+from evaluation.services.jobs import evaluation_jobs_reap
 
 DOWNLOADS = {
     "csv": ("text/csv", "csv"),
@@ -58,6 +59,7 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     if not results_open_to(request.user, task):
         return render(request, "evaluation/unpublished.html", {"task": task}, status=403)
     qrels = selectors.results_qrels(task, request.user, request.GET.get("qrels", ""))
+    evaluation_jobs_reap()  # a job whose worker died shows as re-queued or failed, not running
     job = selectors.latest_job(task, qrels) if qrels else None
     results = selectors.visible_results(task, qrels, user=request.user) if qrels else None
     rows = selectors.result_rows(results, job, qrels) if qrels and results is not None else []

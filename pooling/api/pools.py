@@ -2,7 +2,8 @@
 
 GET  /api/pools/<task_id>/        the figures of the pool page, as JSON
 GET  /api/pools/<task_id>/build/  the latest build's status (what the progress bar polls)
-POST /api/pools/<task_id>/build/  queue a build (202 with its status)
+POST /api/pools/<task_id>/build/  queue a build (202 with its status; 503 with a "try again"
+                                  detail when the task queue is unavailable)
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.access import IsOrganizer, task_for
+from config.queue import QueueUnavailable
 from pooling.selectors.pools import build_status, latest_build, pool_stats
-from pooling.services.pools import pool_build_request
+from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 
 
 class BuildStatusSerializer(serializers.Serializer):
@@ -28,6 +30,9 @@ class BuildStatusSerializer(serializers.Serializer):
     error = serializers.CharField(required=False, allow_blank=True)
     created_at = serializers.DateTimeField(required=False)
     finished_at = serializers.DateTimeField(required=False, allow_null=True)
+    attempts = serializers.IntegerField(required=False)
+    worker_lost_at = serializers.DateTimeField(required=False, allow_null=True)
+    detail = serializers.CharField(required=False)
 
 
 class PoolStatsView(APIView):
@@ -51,10 +56,15 @@ class PoolBuildView(APIView):
     @extend_schema(responses=BuildStatusSerializer)
     def get(self, request: Request, task_id: int) -> Response:
         task = task_for(request.user, task_id)
+        pool_builds_reap()  # what the progress bar polls: a dead worker's build moves on
         return Response(build_status(latest_build(task)))
 
-    @extend_schema(request=None, responses={202: BuildStatusSerializer})
+    @extend_schema(request=None, responses={202: BuildStatusSerializer, 503: OpenApiTypes.OBJECT})
     def post(self, request: Request, task_id: int) -> Response:
         task = task_for(request.user, task_id)
-        build = pool_build_request(task=task, requested_by=request.user)
+        try:
+            build = pool_build_request(task=task, requested_by=request.user)
+        except QueueUnavailable as error:
+            body = {**build_status(latest_build(task)), "detail": str(error)}
+            return Response(body, status=503, headers={"Retry-After": "30"})
         return Response(build_status(build), status=202)

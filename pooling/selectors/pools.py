@@ -222,6 +222,8 @@ def build_status(build: PoolBuild | None) -> dict[str, Any]:
         "error": build.error,
         "created_at": build.created_at.isoformat(),
         "finished_at": build.finished_at.isoformat() if build.finished_at else None,
+        "attempts": build.attempts,
+        "worker_lost_at": build.worker_lost_at.isoformat() if build.worker_lost_at else None,
     }
 
 

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from collection.bulkload import bulk_insert
 from collection.models import RetrievalTask, Topic
+from config.queue import JobSuperseded, job_beat, job_checkpoint, job_claim, job_heartbeat
 from pooling.algorithms import (
     PlannedItem,
     PoolSettings,
@@ -45,6 +46,10 @@ from pooling.selectors.pool_inputs import (
     pooling_target,
     stored_pools,
 )
+
+# Re-exported: callers written before the queue part moved to pool_jobs import them from here.
+from pooling.services.pool_jobs import pool_build_request as pool_build_request
+from pooling.services.pool_jobs import pool_builds_reap as pool_builds_reap
 
 logger = logging.getLogger(__name__)
 
@@ -72,25 +77,6 @@ class PoolBuildError(Exception):
     """A build that cannot start (e.g. an open-QA task with no answer task to join)."""
 
 
-def pool_build_request(
-    *, task: RetrievalTask, requested_by: Any = None, seed: int | None = None
-) -> PoolBuild:
-    """Record a pending build and hand it to a Celery worker once the transaction commits."""
-    from pooling.tasks import build_pools_task  # tasks import this module
-
-    with transaction.atomic():
-        build = PoolBuild.objects.create(
-            task=task, requested_by=requested_by, parameters={"seed": seed}
-        )
-        transaction.on_commit(lambda: _enqueue(build.pk, build_pools_task))
-    return build
-
-
-def _enqueue(build_id: int, celery_task: Any) -> None:
-    result = celery_task.delay(build_id)
-    PoolBuild.objects.filter(pk=build_id).update(celery_task_id=result.id or "")
-
-
 def pool_build(
     *,
     task: RetrievalTask,
@@ -101,7 +87,9 @@ def pool_build(
     """Build (or rebuild) the pools of ``task`` and return the finished PoolBuild.
 
     Open QA (Task 3) answers join the answer task's pools (DESIGN.md "Pooling"), so building
-    either task builds the answer task's pools with both tasks' runs.
+    either task builds the answer task's pools with both tasks' runs. A queued ``build`` runs
+    as its current attempt (``build.attempts``) and raises `config.queue.JobSuperseded` when
+    the reaper handed it to another attempt, or it was already finished.
     """
     try:
         target = pooling_target(task)
@@ -116,25 +104,25 @@ def pool_build(
     runs = pooled_runs(target)
     topics = list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
     build = _start(build, task, settings, runs, len(topics))
+    attempt = build.attempts
     counts: Counter[str] = Counter()
     try:
-        for start in range(0, len(topics), TOPICS_PER_PASS):
-            chunk = topics[start : start + TOPICS_PER_PASS]
-            plans = list(_plans(target, settings, runs, chunk))
-            _write_chunk(plans, settings, build, counts, done=start + len(chunk))
-            if progress is not None:
-                progress(start + len(chunk), len(topics))
+        with job_heartbeat(model=PoolBuild, job_id=build.pk, attempt=attempt):
+            for start in range(0, len(topics), TOPICS_PER_PASS):
+                chunk = topics[start : start + TOPICS_PER_PASS]
+                plans = list(_plans(target, settings, runs, chunk))
+                _write_chunk(plans, settings, build, counts, done=start + len(chunk))
+                job_checkpoint("pool_build", start + len(chunk))
+                if progress is not None:
+                    progress(start + len(chunk), len(topics))
+    except JobSuperseded:
+        raise  # another attempt owns the build now: leave its status alone
     except Exception as error:
-        PoolBuild.objects.filter(pk=build.pk).update(
+        PoolBuild.objects.filter(pk=build.pk, attempts=attempt).update(
             status=PoolBuild.Status.FAILED, error=str(error), finished_at=timezone.now()
         )
         raise
-    build.status = PoolBuild.Status.DONE
-    build.stats = dict(sorted(counts.items()))
-    build.finished_at = timezone.now()
-    build.topics_done = len(topics)
-    build.save(update_fields=["status", "stats", "finished_at", "topics_done"])
-    return build
+    return _finish(build, counts, len(topics))
 
 
 def _start(
@@ -144,13 +132,41 @@ def _start(
     runs: PooledRuns,
     topics_total: int,
 ) -> PoolBuild:
-    build = build or PoolBuild(task=task)
-    build.parameters = {**settings.as_dict(), "runs": runs.described}
+    """Mark the build running (a new one when called without a queued build)."""
+    fields: dict[str, Any] = {
+        "parameters": {**settings.as_dict(), "runs": runs.described},
+        "topics_total": topics_total,
+        "topics_done": 0,
+        "error": "",
+    }
+    if build is None:
+        return PoolBuild.objects.create(
+            task=task, status=PoolBuild.Status.RUNNING, heartbeat_at=timezone.now(), **fields
+        )
+    if not job_claim(model=PoolBuild, job_id=build.pk, attempt=build.attempts, **fields):
+        raise JobSuperseded(f"build {build.pk} attempt {build.attempts} is not to be run")
+    for name, value in fields.items():
+        setattr(build, name, value)
     build.status = PoolBuild.Status.RUNNING
-    build.topics_total = topics_total
-    build.topics_done = 0
-    build.error = ""
-    build.save()
+    return build
+
+
+def _finish(build: PoolBuild, counts: Counter[str], topics_total: int) -> PoolBuild:
+    """Record the build as done, unless another attempt took it over meanwhile."""
+    now = timezone.now()
+    fields: dict[str, Any] = {
+        "status": PoolBuild.Status.DONE,
+        "stats": dict(sorted(counts.items())),
+        "finished_at": now,
+        "topics_done": topics_total,
+    }
+    running = PoolBuild.objects.filter(
+        pk=build.pk, attempts=build.attempts, status=PoolBuild.Status.RUNNING
+    )
+    if not running.update(heartbeat_at=now, **fields):
+        raise JobSuperseded(f"build {build.pk} attempt {build.attempts} was superseded")
+    for name, value in fields.items():
+        setattr(build, name, value)
     return build
 
 
@@ -226,8 +242,9 @@ def _write_chunk(
             _contribution_changes(plan, ids, stored[topic_id], changes)
             _hit_changes(number, plan, ids, stored[topic_id], settings, changes)
         _write_contributions_and_hits(stored, changes, counts)
-        # In the same transaction: the progress shown never runs ahead of what is stored.
-        PoolBuild.objects.filter(pk=build.pk).update(topics_done=done)
+        # In the same transaction: the progress shown never runs ahead of what is stored, and
+        # an attempt the reaper replaced (JobSuperseded) writes nothing more.
+        job_beat(model=PoolBuild, job_id=build.pk, attempt=build.attempts, topics_done=done)
 
 
 def _commit_without_waiting_for_disk() -> None:

@@ -18,6 +18,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from config.access import organizer_required, task_for
+from config.queue import QueueUnavailable
 from pooling.selectors.pool_export import EXPORT_KINDS, pool_export_lines
 from pooling.selectors.pools import (
     build_status,
@@ -26,7 +27,7 @@ from pooling.selectors.pools import (
     pool_stats,
     pooled_tasks,
 )
-from pooling.services.pools import pool_build_request
+from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 
 
 @require_GET
@@ -40,6 +41,7 @@ def pools_index(request: HttpRequest) -> HttpResponse:
 def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = task_for(request.user, task_id)
     stats = pool_stats(task)
+    pool_builds_reap()  # a build whose worker died shows as re-queued or failed, not running
     build = latest_build(task)
     context = {
         "task": task,
@@ -60,8 +62,16 @@ def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
 @organizer_required
 def pool_build_start(request: HttpRequest, task_id: int) -> HttpResponseBase:
     task = task_for(request.user, task_id)
-    build = pool_build_request(task=task, requested_by=request.user)
-    if "application/json" in request.headers.get("Accept", ""):
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    try:
+        build = pool_build_request(task=task, requested_by=request.user)
+    except QueueUnavailable as error:
+        if wants_json:
+            body = {**build_status(latest_build(task)), "detail": str(error)}
+            return JsonResponse(body, status=503, headers={"Retry-After": "30"})
+        messages.error(request, f"Nothing was built. {error}")
+        return redirect("pooling:pool", task_id=task.pk)
+    if wants_json:
         return JsonResponse(build_status(build), status=202)
     messages.success(request, f"Build {build.pk} queued: the page shows its progress.")
     return redirect("pooling:pool", task_id=task.pk)

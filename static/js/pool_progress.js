@@ -16,6 +16,13 @@
     return box.querySelector('[data-field="' + name + '"]');
   }
 
+  function showError(text) {
+    const error = field("error");
+    if (!error) return;
+    error.textContent = text || "";
+    error.hidden = !text;
+  }
+
   function show(state) {
     const done = state.topics_done || 0;
     const total = state.topics_total || 0;
@@ -30,6 +37,16 @@
     field("done").textContent = done;
     field("total").textContent = total;
     const running = state.status === "pending" || state.status === "running";
+    const note = field("note");
+    if (note) {
+      // The reaper re-queued this build after its worker stopped beating (config/queue.py).
+      note.hidden = !(running && state.attempts > 1 && state.worker_lost_at);
+      if (!note.hidden) {
+        note.textContent = "The worker died at " + new Date(state.worker_lost_at).toLocaleString() +
+          "; re-run (attempt " + state.attempts + ").";
+      }
+    }
+    showError(state.status === "failed" ? state.error : "");
     progress.hidden = !running;
     bar.setAttribute("aria-valuemax", total);
     bar.setAttribute("aria-valuenow", done);
@@ -59,13 +76,20 @@
       credentials: "same-origin",
     })
       .then(function (response) {
+        if (response.status === 503) {
+          // The task queue is unavailable: nothing was queued; say so and let them retry.
+          return response.json().then(function (state) {
+            button.disabled = false;
+            show(state);
+            showError(state.detail);
+          });
+        }
         if (!response.ok) throw new Error("HTTP " + response.status);
-        return response.json();
-      })
-      .then(function (state) {
-        button.disabled = false; // a second build is harmless: builds are idempotent
-        show(state);
-        window.setTimeout(poll, 500);
+        return response.json().then(function (state) {
+          button.disabled = false; // a second build is harmless: builds are idempotent
+          show(state);
+          window.setTimeout(poll, 500);
+        });
       })
       .catch(function () { button.disabled = false; form.submit(); });
   });

@@ -115,7 +115,14 @@ def test_qrels_page_exports_then_starts_evaluation_when_organizer_posts(
         page = client.get(url)
     assert version.checksum[:12] in page.content.decode()
     progress = client.get(reverse("evaluation:job-progress", args=[job.pk])).json()
-    assert progress == {"status": "pending", "runs_done": 0, "runs_total": 2, "error": ""}
+    assert progress == {
+        "status": "pending",
+        "runs_done": 0,
+        "runs_total": 2,
+        "error": "",
+        "attempts": 1,
+        "worker_lost_at": None,
+    }
 
 
 def test_qrels_page_shows_error_when_instance_level_asked_for_answer_task() -> None:
