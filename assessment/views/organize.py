@@ -1,6 +1,6 @@
 """The organizer's dashboard (/organize/, staff only): overview, assignments, training rounds,
-agreement, adjudication and CSV exports (issue 6 §1-8). Thin: permission, form, one service or
-selector call, render.
+agreement and CSV exports (issue 6 §1-8); adjudication lives in adjudication.py. Thin:
+permission, form, one service or selector call, render.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
-from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
@@ -17,7 +16,6 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from assessment.exports import (
@@ -30,14 +28,12 @@ from assessment.exports import (
 from assessment.models import TrainingRound
 from assessment.selectors.agreement import (
     AgreementTable,
-    disagreements,
     task_agreement,
     training_rounds_agreement,
 )
 from assessment.selectors.dashboard import task_dashboard
 from assessment.selectors.guidelines import guidelines_current, guidelines_rendered
 from assessment.selectors.overview import assessor_choices, assignment_rows, campaign_overview
-from assessment.services.adjudication import AdjudicationError, adjudication_decide
 from assessment.services.assignments import (
     AssignmentError,
     AssignmentMove,
@@ -55,7 +51,6 @@ from assessment.views.organize_forms import (
     bound_assignment_form,
 )
 from collection.models import RetrievalTask, Topic
-from pooling.models import Hit
 
 View = Callable[..., HttpResponseBase]
 
@@ -306,60 +301,6 @@ def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
     return render(request, "organize/agreement.html", context)
 
 
-@staff_required
-@require_http_methods(["GET", "POST"])
-def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = _task(task_id)
-    guidelines = guidelines_rendered(guidelines_current(task=task))
-    top = guidelines.current.scale.top
-    filters: dict[str, Any] = {
-        "topic": request.GET.get("topic", ""),
-        "difference": _int_or(request.GET.get("difference"), 1, low=0, high=top),
-        "state": request.GET.get("state", "all"),
-    }
-    if request.method == "POST":
-        hit = get_object_or_404(Hit, pk=_int_or(request.POST.get("hit"), 0), item__topic__task=task)
-        grade = _int_or(request.POST.get("grade"), -1)
-        try:
-            note = request.POST.get("note", "")
-            adjudication_decide(hit=hit, grade=grade, note=note, decided_by=_organizer(request))
-            label = guidelines.current.scale.label(grade)
-            messages.success(request, f"Hit {hit.pk}: final grade {grade} ({label}).")
-        except AdjudicationError as error:
-            messages.error(request, f"Hit {hit.pk}: {error}")
-        url = reverse("assessment:organize_adjudication", args=[task.pk])
-        return redirect(f"{url}?{urlencode(filters)}#hit-{hit.pk}")
-    rows, topics = disagreements(
-        task=task,
-        topic=filters["topic"],
-        min_difference=filters["difference"],
-        state=filters["state"],
-    )
-    context = {
-        "task": task,
-        "rows": rows,
-        "topics": topics,
-        **filters,
-        "query": urlencode(filters),
-        # The task's own grades and definitions (issue 12 §4).
-        "guidelines": guidelines,
-        "grades": [(int(g.value), g.label) for g in guidelines.grades],
-        "differences": list(range(top + 1)),
-        "states": [("all", "all"), ("open", "not decided yet"), ("decided", "decided")],
-    }
-    return render(request, "organize/adjudication.html", context)
-
-
-def _int_or(value: str | None, default: int, *, low: int = -(10**9), high: int = 10**9) -> int:
-    """A number from a query or form field, within [low, high]; ``default`` when it is missing
-    or not a number (bad input is never a 500)."""
-    try:
-        number = int(value or "")
-    except ValueError:
-        return default
-    return max(low, min(high, number))
-
-
 def _csv_response(name: str, lines: Any) -> StreamingHttpResponse:
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
@@ -387,7 +328,6 @@ def export_agreement(request: HttpRequest, task_id: int) -> StreamingHttpRespons
 
 
 __all__ = [
-    "adjudication",
     "agreement",
     "assignments",
     "export_agreement",
