@@ -176,7 +176,9 @@ def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
         return render(request, "organize/adjudication.html", _context(task, guidelines, page))
     if hit_id is None:
         raise Http404("hit: which dispute to decide")
-    hit = get_object_or_404(Hit, pk=hit_id, item__topic__task=task)
+    hit = get_object_or_404(
+        Hit.objects.select_related("item__topic"), pk=hit_id, item__topic__task=task
+    )
     return _save(request, task, current, guidelines, wanted, hit, seen)
 
 
@@ -212,8 +214,12 @@ def _save(
     except (AdjudicationError, BadParameter) as error:
         messages.error(request, f"Not saved: {error}.")
     else:
-        label = scale.label(saved.grade)
-        messages.success(request, f"Saved: {label} ({saved.grade}) is the final grade.")
+        what = f"post {hit.post_id}" if hit.post_id else f"item {hit.item.key}"
+        messages.success(
+            request,
+            f"Saved: {scale.label(saved.grade)} ({saved.grade}) is the final grade of "
+            f"{hit.item.topic.number} · {what}.",
+        )
         following = next_undecided_id(task=task, wanted=wanted, after_hit_id=hit.pk)
         if following is None:
             messages.info(request, "Every dispute in this filter is decided.")

@@ -20,6 +20,7 @@
 
   var root = $("#adjudicate-app");
   if (!root) return;
+  root.classList.add("has-js");
   var blob = $("#adjudicate-keys");
   var GRADE_KEYS = blob ? JSON.parse(blob.textContent) : {};
   var form = $("#decide-form");

@@ -187,7 +187,9 @@ def test_one_of_two_simultaneous_decisions_is_stored_when_both_saw_no_decision()
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=decide, args=(g, p)) for g, p in zip((2, 3), people)]
+    threads = [
+        threading.Thread(target=decide, args=(g, p)) for g, p in zip((2, 3), people, strict=True)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

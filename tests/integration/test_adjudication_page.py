@@ -45,8 +45,8 @@ def judge_dual(pool, grades, *, comments=("", "")):  # type: ignore[no-untyped-d
     bob = UserFactory.create(username="bob")
     official = AssignmentFactory.create(topic=pool.topic, assessor=alice)
     dual = AssignmentFactory.create(topic=pool.topic, assessor=bob, purpose="dual")
-    for hits, pair in zip(pool.hits, grades):
-        for assignment, value, comment in zip((official, dual), pair, comments):
+    for hits, pair in zip(pool.hits, grades, strict=True):
+        for assignment, value, comment in zip((official, dual), pair, comments, strict=True):
             flag = value if isinstance(value, str) else ""
             judgment_submit(
                 assignment=assignment,
@@ -61,24 +61,25 @@ def judge_dual(pool, grades, *, comments=("", "")):  # type: ignore[no-untyped-d
 
 def test_page_shows_topic_post_and_every_verdict_when_a_dispute_is_open(organizer) -> None:
     pool = answer_pool(items=2)
-    judge_dual(
-        pool, [(3, 1), (2, 2)], comments=("Exactly what was asked", "<b>Only</b> a hint")
-    )
+    judge_dual(pool, [(3, 1), (2, 2)], comments=("Exactly what was asked", "<b>Only</b> a hint"))
     html = organizer.get(url_of(pool.topic.task)).content.decode()
     # Left: the topic; right: the post, rendered by the judging page's selectors.
     assert pool.topic.title in html
     assert "Why is" in html  # the topic's question
     assert "squares</em> are nonnegative" in html
-    assert 'data-key-thread="post"' in html and 'target="_blank" rel="noopener"' in html
+    assert 'data-key-thread="post"' in html
+    assert 'target="_blank" rel="noopener"' in html
     # Both verdicts, named and labelled, with their comments (escaped: hostile text).
     assert re.search(r"<strong>alice</strong> <span class=\"purpose purpose-official\">", html)
     assert re.search(r"<strong>bob</strong> <span class=\"purpose purpose-dual\">", html)
-    assert "3 · High" in html and "1 · Low" in html
+    assert "3 · High" in html
+    assert "1 · Low" in html
     assert "Exactly what was asked" in html
     assert "&lt;b&gt;Only&lt;/b&gt; a hint" in html
     # The task's grades with their keys, the key legend, one dispute of one.
     assert re.findall(r'name="grade" value="(\d)"', html) == ["3", "2", "1", "0"]
-    assert "<kbd>h</kbd>" in html and 'id="adjudication-keys"' in html
+    assert "<kbd>h</kbd>" in html
+    assert 'id="adjudication-keys"' in html
     assert "Dispute <b data-position>1</b> of 1" in html
     assert '"3": "3", "h": "3"' in html  # the keys the script reads
 
@@ -137,7 +138,8 @@ def test_next_undecided_wraps_around_when_the_rest_is_decided(organizer) -> None
     adjudication_decide(hit=hits[2], grade=2, decided_by=UserFactory.create(is_staff=True))
     html = organizer.get(url_of(topic.task, state="all", hit=hits[1].pk)).content.decode()
     link = re.search(r'data-nav="undecided" href="([^"]+)"', html)
-    assert link is not None and f"hit={hits[0].pk}" in link[1]
+    assert link is not None
+    assert f"hit={hits[0].pk}" in link[1]
 
 
 def test_filters_and_counts_per_topic_follow_the_query_when_chosen(organizer) -> None:
@@ -156,7 +158,8 @@ def test_filters_and_counts_per_topic_follow_the_query_when_chosen(organizer) ->
 
     html = organizer.get(url_of(task)).content.decode()
     assert counts(html) == {topic.number: (2, 1, 1), other.number: (1, 0, 1)}
-    assert "Undecided <span>2</span>" in html and "Decided <span>1</span>" in html
+    assert "Undecided <span>2</span>" in html
+    assert "Decided <span>1</span>" in html
     html = organizer.get(url_of(task, difference=0)).content.decode()
     assert counts(html)[topic.number] == (3, 1, 2)  # the flag-only difference too
     html = organizer.get(url_of(task, difference=2, state="all")).content.decode()
@@ -164,7 +167,8 @@ def test_filters_and_counts_per_topic_follow_the_query_when_chosen(organizer) ->
     html = organizer.get(url_of(task, topic=other.number, state="all")).content.decode()
     assert html.count('class="adj-tile') == 1
     html = organizer.get(url_of(task, state="decided")).content.decode()
-    assert f'data-hit="{hits[0].pk}"' in html and html.count('class="adj-tile') == 1
+    assert f'data-hit="{hits[0].pk}"' in html
+    assert html.count('class="adj-tile') == 1
 
 
 def test_agreement_change_shows_kappa_before_and_with_final_grades_when_decided(
@@ -190,12 +194,14 @@ def test_agreement_change_shows_kappa_before_and_with_final_grades_when_decided(
     assert (alice.assessor, alice.kappa.value, alice.kappa.n) == ("alice", 1.0, 4)
     assert (bob.assessor, bob.purposes) == ("bob", "dual")
     assert bob.kappa.value == pytest.approx(1 / 3)
-    assert overall.undecided == 0 and overall.before.value == pytest.approx(1 / 3)
+    assert overall.undecided == 0
+    assert overall.before.value == pytest.approx(1 / 3)
     # binary at ARQMath's level 2: alice 1 1 0 0, bob 1 0 0 1 -> p_o 1/2, p_e 1/2: kappa 0.
     assert bob.kappa_binary.value == pytest.approx(0.0)
     html = organizer.get(url_of(task, state="all")).content.decode()
     section = html[html.index('id="agreement-change"') :]
-    assert "0.333" in section and "1.000" in section
+    assert "0.333" in section
+    assert "1.000" in section
     assert "All topics" in section
 
 
@@ -284,7 +290,8 @@ def test_a_conflicting_save_is_refused_and_shows_the_other_decision_when_posted(
     html = response.content.decode()
     assert "ben decided this hit while you were looking at it" in html
     assert "It is now Low (1)" in html
-    assert 'value="3" checked' in html and ">mine</textarea>" in html  # nothing typed is lost
+    assert 'value="3" checked' in html
+    assert ">mine</textarea>" in html
     token = decision_token(Adjudication.objects.get(hit=hit).decided_at)
     assert f'name="seen" value="{token}"' in html
     assert Adjudication.objects.get(hit=hit).grade == 1
@@ -335,7 +342,7 @@ def test_judgments_of_a_previous_assessor_count_when_the_topic_was_continued(org
     dispute with the dual assessor stays a dispute, named after who judged."""
     from assessment.services.assignments import assignment_move
 
-    topic, [hit] = dual_topic([(0, 3)], names=("carl", "dora"))
+    topic, [_hit] = dual_topic([(0, 3)], names=("carl", "dora"))
     official = Assignment.objects.get(topic=topic, purpose="official")
     assignment_move(
         assignment=official,
