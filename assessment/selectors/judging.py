@@ -9,8 +9,9 @@ fixed number of queries whatever the pool size.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import (
     Exists,
@@ -176,7 +177,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
     return _assemble(assignment, item_obj, views, statuses, thread_of)
 
 
-def hit_views(hits: list[Hit], topic: Topic) -> tuple[list[HitView], dict[int, int]]:
+def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[int, int]]:
     """The posts, candidate formulas and comments of ``hits`` (of one item of ``topic``) as
     pages show them: sanitized, the candidate formula highlighted, collection links made
     thread links. Also the threads of every linked post and of the topic's own question.
@@ -251,7 +252,7 @@ def _hit_view(
     def clean(html: str) -> str:
         return clean_post_html(html, thread_of=thread_of, highlight_formula_id=highlight)
 
-    mine = {name: getattr(hit, f"mine_{name}", None) for name in JUDGMENT_SHOWN}
+    mine: dict[str, Any] = {name: getattr(hit, f"mine_{name}", None) for name in JUDGMENT_SHOWN}
     judged = mine["revision"] is not None
     return HitView(
         hit_id=hit.pk,
