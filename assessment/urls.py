@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from assessment.views import judging, organize, organize_guidelines, training
+from assessment.views import adjudication, judging, organize, organize_guidelines, training
 
 app_name = "assessment"
 
@@ -24,7 +24,7 @@ organize_urls = [
     ),
     path(
         "organize/task/<id:task_id>/adjudication/",
-        organize.adjudication,
+        adjudication.adjudication,
         name="organize_adjudication",
     ),
     path(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Count, F, Max, Min, OuterRef, Q, Subquery
+from django.db.models import Count, F, Max, Min, Q
 
 from assessment.agreement import (
     GRADES,
@@ -36,17 +36,14 @@ from assessment.agreement import (
     pooled_pairs,
     shared_pairs,
 )
-from assessment.models import Adjudication, Assignment, GoldGrade, Judgment, TrainingRound
+from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
 from assessment.selectors.guidelines import guidelines_current
-from collection.models import Post, RetrievalTask
+from collection.models import RetrievalTask
 
 __all__ = [
     "AgreementTable",
-    "Disagreement",
     "FeedbackRow",
     "GoldAgreement",
-    "Verdict",
-    "disagreements",
     "task_agreement",
     "training_feedback",
     "training_round_agreement",
@@ -385,98 +382,6 @@ def training_feedback(*, training_round: TrainingRound, assessor: User) -> list[
         FeedbackRow(topic, key, hit_id, grade, flag, gold.get(hit_id), assignment_id, item_id)
         for topic, key, hit_id, grade, flag, assignment_id, item_id in rows
     ]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One assessor's say on a disputed hit."""
-
-    assessor: str
-    purpose: str
-    grade: int | None
-    flag: str
-    comment: str
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """A hit graded differently by two assessors, with the organizer's decision if any."""
-
-    hit_id: int
-    topic: str
-    item_key: str
-    post_id: int | None
-    thread_id: int | None
-    verdicts: list[Verdict]
-    difference: int  # largest grade gap; 0 when only a flag differs
-    adjudicated: int | None
-
-
-def disagreements(
-    *,
-    task: RetrievalTask,
-    topic: str = "",
-    min_difference: int = 1,
-    state: str = "all",
-    limit: int = 300,
-) -> tuple[list[Disagreement], list[str]]:
-    """Hits judged by two or more assessors whose verdicts differ (issue 6 §7), and the topic
-    numbers that have any; filtered by topic number, by the size of the grade gap and by
-    ``state`` ("all", "open": not adjudicated yet, "decided"). Three queries.
-    """
-    judged = _work_judgments(task)
-    shared_hits = _shared_hits(judged)
-    thread = Post.objects.filter(pk=OuterRef("hit__post_id")).values("thread_id")[:1]
-    rows = (
-        judged.filter(hit_id__in=shared_hits)
-        .annotate(thread_id=Subquery(thread))
-        .order_by("assignment__topic_id", "hit__item__display_order", "hit__position", "id")
-        .values_list(
-            "hit_id",
-            "assignment__topic__number",
-            "hit__item__key",
-            "hit__post_id",
-            "thread_id",
-            "assessor__username",
-            "assignment__purpose",
-            "grade",
-            "flag",
-            "comment",
-        )
-    )
-    disputes = _disputes(rows)
-    topics = sorted({d.topic for d in disputes}, key=_topic_sort_key)
-    decided = dict(
-        Adjudication.objects.filter(hit__item__topic__task=task).values_list("hit_id", "grade")
-    )
-    wanted = {"open": False, "decided": True}.get(state)
-    shown = [
-        replace(d, adjudicated=decided.get(d.hit_id))
-        for d in disputes
-        if (not topic or d.topic == topic)
-        and d.difference >= min_difference
-        and (wanted is None or (d.hit_id in decided) == wanted)
-    ]
-    return shown[:limit], topics
-
-
-def _disputes(rows: Iterable[tuple[Any, ...]]) -> list[Disagreement]:
-    """Group judgment rows by hit; keep the hits whose verdicts (grade or flag) differ."""
-    by_hit: dict[int, tuple[tuple[Any, ...], list[Verdict]]] = {}
-    for hit_id, number, key, post_id, thread_id, who, purpose, grade, flag, comment in rows:
-        entry = by_hit.setdefault(hit_id, ((number, key, post_id, thread_id), []))
-        entry[1].append(Verdict(who, purpose, grade, flag, comment))
-    result = []
-    for hit_id, (place, verdicts) in by_hit.items():
-        if len({(v.grade, v.flag) for v in verdicts}) < 2:
-            continue
-        grades = [v.grade for v in verdicts if v.grade is not None]
-        gap = max(grades) - min(grades) if len(grades) >= 2 else 0
-        number, key, post_id, thread_id = place
-        result.append(
-            Disagreement(hit_id, number, key, post_id, thread_id, verdicts, gap, adjudicated=None)
-        )
-    return result
 
 
 def _topic_sort_key(number: str) -> tuple[str, int | str]:

@@ -9,8 +9,9 @@ fixed number of queries whatever the pool size.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import (
     Exists,
@@ -31,17 +32,20 @@ from assessment.selectors.progress import (
     pool_items_of,
     progress_of,
 )
-from collection.models import Formula, Post, RetrievalTask
+from collection.models import Formula, Post, RetrievalTask, Topic
 from collection.post_html import clean_post_html, linked_post_ids, thread_url
 from pooling.models import Hit, PoolItem
 
 __all__ = [
     "HitView",
     "ItemPage",
+    "TopicView",
+    "hit_views",
     "item_hit_ids",
     "item_page",
     "item_previous_hit_ids",
     "item_state",
+    "topic_view",
 ]
 
 
@@ -175,6 +179,17 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
         )
         if item_obj is None:
             return None
+    statuses = item_statuses(assignment)
+    views, thread_of = hit_views(hits, topic)
+    return _assemble(assignment, item_obj, views, statuses, thread_of)
+
+
+def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[int, int]]:
+    """The posts, candidate formulas and comments of ``hits`` (of one item of ``topic``) as
+    pages show them: sanitized, the candidate formula highlighted, collection links made
+    thread links. Also the threads of every linked post and of the topic's own question.
+    At most three queries. A hit read without an assignment's annotations shows no judgment
+    (the adjudication page shows every assessor's beside it instead)."""
     posts = {
         p.pk: p
         for p in Post.objects.filter(pk__in={h.post_id for h in hits if h.post_id})
@@ -192,15 +207,42 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
         if formula_ids
         else {}
     )
-    statuses = item_statuses(assignment)
     thread_titles = [p.thread.title for p in posts.values() if p.kind == Post.Kind.QUESTION]
     htmls = [topic.title, topic.question, *(p.body for p in posts.values()), *thread_titles]
     htmls += [f.comment.text for f in formulas.values() if f.comment is not None]
     # A topic's own question is usually not in the collection (ARQMath took topics from later
     # years); when it is, its thread gets a link like any post's.
     thread_of = _thread_of(htmls, also=[topic.thread_id] if topic.thread_id else [])
-    views = [_hit_view(h, posts, formulas, thread_of) for h in hits]
-    return _assemble(assignment, item_obj, views, statuses, thread_of)
+    return [_hit_view(h, posts, formulas, thread_of) for h in hits], thread_of
+
+
+@dataclass(frozen=True)
+class TopicView:
+    """A topic as the judging pages show it: sanitized title and question (the query formula
+    highlighted in formula tasks), the query formula, and its own thread when in the collection."""
+
+    title_html: str
+    question_html: str
+    query_latex: str
+    thread_href: str
+
+
+def topic_view(topic: Topic, thread_of: dict[int, int]) -> TopicView:
+    """``topic`` rendered with the threads ``hit_views`` found (no query)."""
+    formula_task = topic.task.kind == RetrievalTask.Kind.FORMULA
+    highlight = topic.formula_id if formula_task and topic.formula_id else None
+    return TopicView(
+        title_html=clean_post_html(topic.title, thread_of=thread_of),
+        question_html=clean_post_html(
+            topic.question, thread_of=thread_of, highlight_formula_id=highlight
+        ),
+        query_latex=topic.latex if formula_task else "",
+        thread_href=(
+            thread_url(thread_of[topic.thread_id], topic.thread_id)
+            if topic.thread_id in thread_of
+            else ""
+        ),
+    )
 
 
 def _hit_view(
@@ -217,7 +259,7 @@ def _hit_view(
     def clean(html: str) -> str:
         return clean_post_html(html, thread_of=thread_of, highlight_formula_id=highlight)
 
-    mine = {name: getattr(hit, f"mine_{name}") for name in JUDGMENT_SHOWN}
+    mine: dict[str, Any] = {name: getattr(hit, f"mine_{name}", None) for name in JUDGMENT_SHOWN}
     judged = mine["revision"] is not None
     return HitView(
         hit_id=hit.pk,
@@ -235,7 +277,7 @@ def _hit_view(
         comment=mine["comment"] if judged else "",
         revision=mine["revision"] if judged else 0,
         updated_at=mine["updated_at"],
-        previous=bool(hit.by_previous),  # type: ignore[attr-defined]
+        previous=bool(getattr(hit, "by_previous", False)),
     )
 
 
@@ -246,24 +288,16 @@ def _assemble(
     statuses: list[ItemStatus],
     thread_of: dict[int, int],
 ) -> ItemPage:
-    topic = assignment.topic
     index = next(i for i, s in enumerate(statuses) if s.item_id == item.pk)
-    formula_task = topic.task.kind == RetrievalTask.Kind.FORMULA
-    highlight = topic.formula_id if formula_task and topic.formula_id else None
+    shown = topic_view(assignment.topic, thread_of)
     return ItemPage(
         assignment=assignment,
         item=item,
-        kind=topic.task.kind,
-        topic_thread_href=(
-            thread_url(thread_of[topic.thread_id], topic.thread_id)
-            if topic.thread_id in thread_of
-            else ""
-        ),
-        topic_title_html=clean_post_html(topic.title, thread_of=thread_of),
-        topic_question_html=clean_post_html(
-            topic.question, thread_of=thread_of, highlight_formula_id=highlight
-        ),
-        query_latex=topic.latex if formula_task else "",
+        kind=assignment.topic.task.kind,
+        topic_thread_href=shown.thread_href,
+        topic_title_html=shown.title_html,
+        topic_question_html=shown.question_html,
+        query_latex=shown.query_latex,
         hits=hits,
         position=index + 1,
         item_count=len(statuses),

@@ -1,20 +1,18 @@
 """The organizer's dashboard (/organize/, staff only): overview, assignments, training rounds,
-agreement, adjudication and CSV exports (issue 6 §1-8). Thin: permission, form, one service or
-selector call, render.
+agreement and CSV exports (issue 6 §1-8); adjudication lives in adjudication.py. Thin:
+permission, form, one service or selector call, render.
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from assessment.exports import (
@@ -24,17 +22,15 @@ from assessment.exports import (
     csv_lines,
     judgment_rows,
 )
-from assessment.models import COMMENT_MAX_CHARS, TrainingRound
+from assessment.models import TrainingRound
 from assessment.selectors.agreement import (
     AgreementTable,
-    disagreements,
     task_agreement,
     training_rounds_agreement,
 )
 from assessment.selectors.dashboard import task_dashboard
 from assessment.selectors.guidelines import guidelines_current, guidelines_rendered
 from assessment.selectors.overview import assessor_choices, assignment_rows, campaign_overview
-from assessment.services.adjudication import AdjudicationError, adjudication_decide
 from assessment.services.assignments import (
     AssignmentError,
     AssignmentMove,
@@ -53,17 +49,6 @@ from assessment.views.organize_forms import (
 )
 from collection.models import RetrievalTask, Topic
 from config.access import organizer_required, task_for
-from config.params import (
-    BadParameter,
-    page_filter,
-    parse_choice,
-    parse_id,
-    parse_int,
-    parse_text,
-)
-from pooling.models import Hit
-
-ADJUDICATION_STATES = {"all": "all", "open": "not decided yet", "decided": "decided"}
 
 
 def _organizer(request: HttpRequest) -> User:
@@ -294,67 +279,6 @@ def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
     return render(request, "organize/agreement.html", context)
 
 
-@organizer_required
-@require_http_methods(["GET", "POST"])
-def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = task_for(request.user, task_id)
-    guidelines = guidelines_rendered(guidelines_current(task=task))
-    top = guidelines.current.scale.top
-    query = request.GET
-    filters: dict[str, Any] = {
-        "topic": query.get("topic", ""),
-        "difference": page_filter(
-            request,
-            parse_int,
-            query.get("difference"),
-            name="difference",
-            low=0,
-            high=top,
-            default=1,
-        ),
-        "state": page_filter(
-            request,
-            parse_choice,
-            query.get("state"),
-            name="state",
-            choices=list(ADJUDICATION_STATES),
-            default="all",
-        ),
-    }
-    if request.method == "POST":
-        hit_id = parse_id(request.POST.get("hit"), name="hit")
-        hit = get_object_or_404(Hit, pk=hit_id, item__topic__task=task)
-        try:
-            grade = parse_int(request.POST.get("grade"), name="grade", low=0, high=top)
-            note = parse_text(request.POST.get("note"), name="note", max_length=COMMENT_MAX_CHARS)
-            adjudication_decide(hit=hit, grade=grade, note=note, decided_by=_organizer(request))
-            label = guidelines.current.scale.label(grade)
-            messages.success(request, f"Hit {hit.pk}: final grade {grade} ({label}).")
-        except (AdjudicationError, BadParameter) as error:
-            messages.error(request, f"Hit {hit.pk}: {error}")
-        url = reverse("assessment:organize_adjudication", args=[task.pk])
-        return redirect(f"{url}?{urlencode(filters)}#hit-{hit.pk}")
-    rows, topics = disagreements(
-        task=task,
-        topic=filters["topic"],
-        min_difference=filters["difference"],
-        state=filters["state"],
-    )
-    context = {
-        "task": task,
-        "rows": rows,
-        "topics": topics,
-        **filters,
-        "query": urlencode(filters),
-        # The task's own grades and definitions (issue 12 §4).
-        "guidelines": guidelines,
-        "grades": [(int(g.value), g.label) for g in guidelines.grades],
-        "differences": list(range(top + 1)),
-        "states": list(ADJUDICATION_STATES.items()),
-    }
-    return render(request, "organize/adjudication.html", context)
-
-
 def _csv_response(name: str, lines: Any) -> StreamingHttpResponse:
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
@@ -382,7 +306,6 @@ def export_agreement(request: HttpRequest, task_id: int) -> StreamingHttpRespons
 
 
 __all__ = [
-    "adjudication",
     "agreement",
     "assignments",
     "export_agreement",

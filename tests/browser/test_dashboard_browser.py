@@ -92,6 +92,8 @@ def test_assignment_and_adjudication_pages_list_the_demo_work_when_organizer_ope
     first.locator("input[name=grade][value='2']").check()
     first.locator("button[type=submit]").click()
     page.wait_for_load_state("networkidle")
+    # The page moves on to the next undecided dispute; the decided one is under "Decided".
+    page.goto(f"/organize/task/{demo_task.pk}/adjudication/?difference=0&state=decided")
     assert page.locator("article.dispute .badge.final").count() == 1
     screenshot("organize-adjudication")
 

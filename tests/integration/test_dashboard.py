@@ -33,7 +33,7 @@ MAX_QUERIES = {
     "assessment:organize_assignments": 15,
     "assessment:organize_training": 11,
     "assessment:organize_agreement": 11,
-    "assessment:organize_adjudication": 7,
+    "assessment:organize_adjudication": 10,
     "assessment:organize_export_judgments": 5,
     "assessment:organize_export_agreement": 11,
 }

@@ -1,0 +1,125 @@
+"""How adjudication changed the agreement (issue 12 §3), with the pure kappa functions of
+assessment/agreement.py on the task's scale.
+
+Before: Cohen's kappa between the assessors of each topic over the hits they both graded
+((G+1)-way, and binary at the task's relevance level), every pair's shared hits pooled.
+After: each assessor's kappa with the final grades — the organizer's decision where there is
+one, else the grade every assessor gave. Undecided disputes have no final grade yet and are
+left out of "after" (the page says how many); flags are left out of both, as in every kappa.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from assessment.agreement import (
+    Agreement,
+    binary_pairs,
+    cohen_kappa,
+    cohen_kappa_binary,
+    kappa_of_pairs,
+    shared_pairs,
+)
+from assessment.selectors.adjudication.disputes import SharedJudgments
+from assessment.selectors.guidelines import CurrentGuidelines
+
+__all__ = ["AgreementChange", "AssessorAgreement", "agreement_changes"]
+
+
+@dataclass(frozen=True)
+class AssessorAgreement:
+    """One assessor's kappa with the final grades, over the hits both have a grade for."""
+
+    assessor: str
+    purposes: str  # "official", "dual", or "official, dual" over several topics
+    kappa: Agreement
+    kappa_binary: Agreement
+
+
+@dataclass(frozen=True)
+class AgreementChange:
+    """Kappa between the assessors before adjudication and each one's with the final grades,
+    for one topic ("" for the whole task)."""
+
+    topic: str
+    shared: int  # hits graded by two or more assessors
+    undecided: int  # disputes with no final grade yet
+    before: Agreement
+    before_binary: Agreement
+    assessors: tuple[AssessorAgreement, ...]
+
+
+def _final_grades(shared: SharedJudgments) -> dict[int, int]:
+    """hit -> final grade: the decision where there is one, else the grade every assessor
+    gave. Undecided disputes have none yet (nor has a hit that everyone flagged)."""
+    final = {
+        hit: grade
+        for topic in shared.ratings.values()
+        for rating in topic.values()
+        for hit, grade in rating.items()
+    }
+    for dispute in shared.disputes:
+        if dispute.decision is not None:
+            final[dispute.hit_id] = dispute.decision.grade
+        else:
+            final.pop(dispute.hit_id, None)
+    return final
+
+
+def _change(
+    topic: str,
+    ratings: dict[int, dict[int, int]],
+    final: dict[int, int],
+    shared: SharedJudgments,
+    undecided: int,
+    guidelines: CurrentGuidelines,
+) -> AgreementChange:
+    categories, level = guidelines.scale.values, guidelines.relevance_level
+    people = sorted(ratings, key=lambda a: shared.assessors[a][0])
+    pairs = [
+        pair
+        for i, first in enumerate(people)
+        for second in people[i + 1 :]
+        for pair in shared_pairs(ratings[first], ratings[second])
+    ]
+
+    def purposes(assessor: int) -> str:
+        return ", ".join(sorted(shared.assessors[assessor][1], key=lambda p: p != "official"))
+
+    return AgreementChange(
+        topic=topic,
+        shared=len({hit for rating in ratings.values() for hit in rating}),
+        undecided=undecided,
+        before=kappa_of_pairs(pairs, categories=categories),
+        before_binary=kappa_of_pairs(binary_pairs(pairs, level), categories=(0, 1)),
+        assessors=tuple(
+            AssessorAgreement(
+                assessor=shared.assessors[a][0],
+                purposes=purposes(a),
+                kappa=cohen_kappa(ratings[a], final, categories=categories),
+                kappa_binary=cohen_kappa_binary(ratings[a], final, relevant_from=level),
+            )
+            for a in people
+        ),
+    )
+
+
+def agreement_changes(
+    shared: SharedJudgments, guidelines: CurrentGuidelines
+) -> tuple[list[AgreementChange], AgreementChange]:
+    """Per topic (in page order) and over the whole task (every topic's ratings pooled)."""
+    final = _final_grades(shared)
+    undecided: dict[int, int] = defaultdict(int)
+    for dispute in shared.disputes:
+        undecided[dispute.topic_id] += not dispute.decided
+    changes = []
+    overall: dict[int, dict[int, int]] = defaultdict(dict)
+    for topic_id in sorted(shared.ratings):
+        ratings = shared.ratings[topic_id]
+        for assessor, rating in ratings.items():
+            overall[assessor].update(rating)
+        number = shared.topics[topic_id]
+        changes.append(_change(number, ratings, final, shared, undecided[topic_id], guidelines))
+    total = _change("", dict(overall), final, shared, sum(undecided.values()), guidelines)
+    return changes, total
