@@ -32,7 +32,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from assessment.models import Assignment
 from evaluation.models import EvaluationJob
-from evaluation.services import evaluation_job_run, qrels_export
+from evaluation.services import evaluation_job_run, qrels_export, results_publish
 from tests.factories import (
     AssignmentFactory,
     PostFactory,
@@ -127,6 +127,7 @@ URLS: dict[str, Entry] = {
     # config
     "home": Entry(),
     "healthz": Entry(),
+    "favicon": Entry(),
     "login": Entry(
         query=("next",),
         bodies=(Body({"username": "x", "password": "y"}, ("username", "password")),),
@@ -199,8 +200,18 @@ URLS: dict[str, Entry] = {
     "assessment:organize_agreement": Entry(path=TASK, query=("ci",)),
     "assessment:organize_adjudication": Entry(
         path=TASK,
-        query=("topic", "difference", "state"),
-        bodies=(Body({"hit": "{disputed_hit}", "grade": "2"}, ("hit", "grade", "note")),),
+        query=("topic", "difference", "state", "hit"),
+        bodies=(Body({"hit": "{disputed_hit}", "grade": "2"}, ("hit", "grade", "note", "seen")),),
+    ),
+    "assessment:organize_guidelines": Entry(
+        path=TASK,
+        query=("version",),
+        bodies=(
+            Body(
+                {"action": "preview", "top": "3", "relevance_level": "2"},
+                ("action", "top", "relevance_level", "instructions", "note"),
+            ),
+        ),
     ),
     "assessment:organize_export_judgments": Entry(path=TASK),
     "assessment:organize_export_agreement": Entry(path=TASK),
@@ -212,9 +223,18 @@ URLS: dict[str, Entry] = {
         path=TASK,
         bodies=(
             Body({"action": "evaluate"}, ("qrels",)),
-            Body({"action": "export", "level": "item"}, ("min_relevant", "use_dual", "level")),
+            Body({"action": "retry"}, ("job",)),
+            Body(
+                {"action": "export", "level": "item"},
+                ("min_relevant", "use_dual", "level", "allow_incomplete"),
+            ),
             Body({}, ("action",)),
         ),
+    ),
+    "evaluation:publication": Entry(
+        path=TASK,
+        query=("qrels",),
+        bodies=(Body({"action": "publish", "qrels": "{qrels}"}, ("action", "qrels")),),
     ),
     "evaluation:qrels-download": Entry(path={"version_id": "qrels"}),
     "evaluation:job-progress": Entry(path={"job_id": "job"}),
@@ -266,6 +286,11 @@ URLS: dict[str, Entry] = {
     "evaluation_api:qrels-detail": Entry(path={"pk": "qrels"}),
     "evaluation_api:qrels-download": Entry(path={"pk": "qrels"}),
     "evaluation_api:results-list": Entry(query=("task", "qrels", *PAGE)),
+    "evaluation_api:qrels-readiness": Entry(path=TASK, query=("min_relevant", "use_dual")),
+    "evaluation_api:publication": Entry(
+        path=TASK,
+        bodies=(Body({"qrels": "{qrels}"}, ("qrels",), as_json=True),),
+    ),
 }
 
 
@@ -325,11 +350,11 @@ class Campaign:
 def campaign() -> Campaign:
     data = judged_answer_task()
     task = data.task
-    task.campaign.results_published = True  # participants reach the results' code too
-    task.campaign.save()
     qrels = qrels_export(task=task)
     job = EvaluationJob.objects.create(task=task, qrels=qrels, seed=1)
     evaluation_job_run(job=job)
+    # Published, so participants reach the results' code too.
+    results_publish(task=task, qrels=qrels, by=UserFactory.create(is_staff=True))
     official = Assignment.objects.filter(topic=data.topics["A.1"], purpose="official").first()
     dual = Assignment.objects.filter(topic=data.topics["A.1"], purpose="dual").first()
     assert official is not None
