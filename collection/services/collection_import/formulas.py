@@ -1,0 +1,229 @@
+"""Formula instances of the ARQMath formula index, and their Presentation MathML (SLT).
+
+The index loads like posts (staging.py): straight into an empty table, else staged and
+upserted. The SLT file always goes through a staging table, then one ``UPDATE … FROM`` sets
+the MathML of the formulas whose MathML differs: no ORM round trip per chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.db import connection, transaction
+
+from collection.bulkload import bulk_insert, copy_lines
+from collection.formats.errors import ImportFileError
+from collection.formats.formula_index import (
+    COPY_COLUMNS,
+    FORMULA_COLUMNS,
+    formula_index_copy_lines,
+    formula_index_lines,
+    parse_formula_index,
+    parse_slt,
+)
+from collection.formats.visual_ids import COMPUTED_PREFIX, visual_id_for
+from collection.models import Formula
+from collection.services.collection_import.progress import (
+    FileChanges,
+    ProgressCallback,
+    Reporter,
+    RowChanges,
+)
+from collection.services.collection_import.staging import (
+    StagingTable,
+    distinct_sql,
+    is_fresh,
+    load_checked,
+    load_path,
+    repeated,
+    table_is_empty,
+)
+from collection.services.integrity import BadKey
+
+# A conservative guess of an index row's size (ARQMath's average is ~80 bytes): too low a
+# guess only means rebuilding an index a little more often than it pays.
+FORMULA_ROW_BYTES = 100
+VISUAL_ID_BATCH = 5_000
+# Compared as they are; visual_id has its own rule (_formula_changed) and slt is not the
+# index's to compare (it comes from the SLT file).
+_COMPARED = ("post_id", "thread_id", "location", "comment_id", "old_visual_id", "issue", "latex")
+
+
+def _formula_changed(stored: str, new: str) -> str:
+    """Whether an index row differs from the stored formula.
+
+    A computed visual id (the index gave none) is derived from the LaTeX, or from the SLT once
+    that is loaded: two computed ids are compared through the LaTeX, not as strings, or every
+    formula with MathML would look changed.
+    """
+    plain = distinct_sql([connection.ops.quote_name(c) for c in _COMPARED])(stored, new)
+    computed = f"'{COMPUTED_PREFIX}%'"
+    visual = (
+        f"NOT ({stored}.visual_id = {new}.visual_id OR "
+        f"({stored}.visual_id LIKE {computed} AND {new}.visual_id LIKE {computed}))"
+    )
+    return f"({plain} OR {visual})"
+
+
+def _stage_formulas(path: str | Path, reporter: Reporter) -> FileChanges:
+    if connection.vendor == "postgresql":
+        stage = StagingTable(Formula, COPY_COLUMNS, "import_stage_formula")
+        stage.load_lines(
+            formula_index_copy_lines(path, reporter.state), progress=lambda _: reporter.tick(0)
+        )
+    else:
+        stage = StagingTable(Formula, FORMULA_COLUMNS, "import_stage_formula")
+        stage.load(reporter.watch(parse_formula_index(path, reporter.state)))
+    stage.analyze()
+    twice = stage.repeated_key("formula_id")
+    if twice is not None:
+        raise _repeated_formula(path, twice)
+    # An updated row takes the index's empty slt: its MathML was for the old row, and the
+    # ledger has the SLT file applied again after any change of the formulas.
+    changes = {"formulas": stage.upsert("formula_id", _formula_changed)}
+    stage.drop()
+    return changes
+
+
+def _repeated_formula(path: str | Path, formula_id: int) -> ImportFileError:
+    position = FORMULA_COLUMNS.index("formula_id")
+    lines = (n for n, row in formula_index_lines(path) if row[position] == formula_id)
+    return repeated(path, "formula", formula_id, lines)
+
+
+def _load_new_formulas(path: str | Path, reporter: Reporter) -> FileChanges:
+    if connection.vendor == "postgresql":  # the fast path: cells to COPY text directly
+        lines = formula_index_copy_lines(path, reporter.state)
+        count = copy_lines(Formula, COPY_COLUMNS, lines, progress=lambda _: reporter.tick(0))
+    else:
+        rows = reporter.watch(parse_formula_index(path, reporter.state))
+        count = bulk_insert(Formula, FORMULA_COLUMNS, rows)
+    return {"formulas": RowChanges(count, count)}
+
+
+def _formula_line(path: str | Path, column: str, value: int) -> tuple[int | None, int | None]:
+    """(line, formula id) of the first row whose ``column`` is ``value`` (error path only)."""
+    position = FORMULA_COLUMNS.index(column)
+    for line, row in formula_index_lines(path):
+        if row[position] == value:
+            return line, row[0]
+    return None, None
+
+
+def formulas_load(path: str | Path, progress: ProgressCallback | None = None) -> FileChanges:
+    """Formula instances of an ARQMath formula index TSV (v3 or the 5-column form): new ones
+    added, changed ones updated.
+
+    Each formula's post, thread and (for comments) comment must be in the collection. A row
+    without a visual id gets one computed from its LaTeX (DESIGN.md; SLT replaces it later).
+    """
+    reporter = Reporter("formulas", path, progress)
+    fresh = is_fresh(load_path(vendor=connection.vendor, empty=table_is_empty(Formula)))
+    load = _load_new_formulas if fresh else _stage_formulas
+    with transaction.atomic():
+        loaded = load_checked(
+            path,
+            Formula,
+            ["post_id", "thread_id", "comment_id"],
+            lambda: load(path, reporter),
+            fresh=fresh,
+            expected_rows=reporter.total // FORMULA_ROW_BYTES,
+        )
+        if isinstance(loaded, BadKey):
+            key = loaded
+            if key.duplicate:  # only a fresh load: the file gives an id twice
+                raise _repeated_formula(path, key.value)
+            line, formula_id = _formula_line(path, key.column, key.value)
+            what = key.column.removesuffix("_id")
+            raise ImportFileError(
+                path, line, f"formula {formula_id}: {what} {key.value} is not in the collection"
+            )
+    reporter.report()
+    return loaded
+
+
+class _SltRows:
+    """(formula id, MathML) of an SLT file, counting the rows that carry MathML. A cell of
+    white space only is a failed conversion: stored as no MathML."""
+
+    def __init__(self, path: str | Path, reporter: Reporter) -> None:
+        self.path, self.reporter = path, reporter
+        self.given = 0
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        for row in self.reporter.watch(parse_slt(self.path, self.reporter.state)):
+            slt = row.slt if row.slt.strip() else ""
+            self.given += bool(slt)
+            yield row.formula_id, slt
+
+
+def _slt_line(path: str | Path, formula_id: int) -> int | None:
+    return next((row.line for row in parse_slt(path) if row.formula_id == formula_id), None)
+
+
+def _check_slt(path: str | Path, stage: StagingTable) -> None:
+    twice = stage.repeated_key("formula_id")
+    if twice is not None:
+        lines = (row.line for row in parse_slt(path) if row.formula_id == twice)
+        raise repeated(path, "formula", twice, lines)
+    table = connection.ops.quote_name(Formula._meta.db_table)
+    missing = stage._execute(
+        f"SELECT s.formula_id FROM {stage.name} s WHERE NOT EXISTS "  # noqa: S608
+        f"(SELECT 1 FROM {table} f WHERE f.formula_id = s.formula_id) "
+        "ORDER BY s.formula_id LIMIT 1"
+    )
+    if missing:
+        formula_id = int(missing[0][0])
+        raise ImportFileError(
+            path, _slt_line(path, formula_id), f"formula {formula_id} is not in the formula index"
+        )
+
+
+def _stage_visual_ids(slt: StagingTable) -> StagingTable:
+    """New visual ids of the formulas whose id was computed (the index gave none) and whose
+    MathML changes: DESIGN.md prefers the SLT's symbol layout to the LaTeX. ARQMath's v3 index
+    gives every visual id, so this is empty there; lxml works only for the rest."""
+    visual_ids = StagingTable(Formula, ["formula_id", "visual_id"], "import_stage_visual_id")
+    table = connection.ops.quote_name(Formula._meta.db_table)
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(
+            f"SELECT s.formula_id, f.latex, s.slt FROM {slt.name} s "  # noqa: S608
+            f"JOIN {table} f ON f.formula_id = s.formula_id "
+            f"WHERE f.visual_id LIKE '{COMPUTED_PREFIX}%' AND f.slt IS DISTINCT FROM s.slt"
+        )
+        while batch := cursor.fetchmany(VISUAL_ID_BATCH):
+            visual_ids.load(
+                (formula_id, visual_id_for(latex=latex, slt=mathml))
+                for formula_id, latex, mathml in batch
+            )
+    return visual_ids
+
+
+def slt_load(path: str | Path, progress: ProgressCallback | None = None) -> FileChanges:
+    """Presentation MathML of stored formulas (an SLT TSV keyed by formula id).
+
+    A visual id the index did not give is recomputed from the SLT, as DESIGN.md prefers it. A
+    row with an empty MathML cell (a failed conversion) leaves its formula without MathML.
+    Every formula of the file must be in the index, once.
+    """
+    reporter = Reporter("slt", path, progress)
+    rows = _SltRows(path, reporter)
+    with transaction.atomic():
+        stage = StagingTable(Formula, ["formula_id", "slt"], "import_stage_slt")
+        stage.load(rows)
+        reporter.tick(0)
+        stage.analyze()
+        _check_slt(path, stage)
+        visual_ids = _stage_visual_ids(stage)
+        table = connection.ops.quote_name(Formula._meta.db_table)
+        updated = stage._execute(
+            f"UPDATE {table} AS f SET slt = s.slt, "  # noqa: S608
+            "visual_id = COALESCE(v.visual_id, f.visual_id) "
+            f"FROM {stage.name} s LEFT JOIN {visual_ids.name} v ON v.formula_id = s.formula_id "
+            "WHERE f.formula_id = s.formula_id AND f.slt IS DISTINCT FROM s.slt"
+        )
+        visual_ids.drop()
+        stage.drop()
+    reporter.report()
+    return {"slt": RowChanges(rows.given, 0, updated, stage.rows - updated)}
