@@ -242,17 +242,14 @@ def bulk_load_window(
     model: type[models.Model], *, expected_rows: int | None = None
 ) -> Iterator[None]:
     """Check ``model``'s foreign keys once, set-based, after a bulk load instead of per row;
-    rebuild its secondary indexes after the load when it at least doubles the table.
+    rebuild its plain indexes after the load when that pays (index_rebuild_window).
 
     On PostgreSQL the table's foreign-key constraints are dropped for the duration and added
     back (same names and definitions) when the block ends; adding them validates every row in
     one join, several times cheaper for millions of rows than a trigger-fired look-up per row.
     A violation raises IntegrityError ("Key (post_id)=(9) is not present in table ...") on the
-    way out. Likewise non-unique indexes (e.g. the formulas' visual id) are dropped and built
-    again by one sort when ``expected_rows`` is at least the rows already stored: about twice
-    as fast as inserting random keys one by one, and pointless for a small addition to a big
-    table. Must run inside ``transaction.atomic()`` (DDL is transactional in PostgreSQL, so a
-    failure restores everything); the table is locked exclusively until the commit, which
+    way out. Must run inside ``transaction.atomic()`` (DDL is transactional in PostgreSQL, so
+    a failure restores everything); the table is locked exclusively until the commit, which
     suits an import. Elsewhere (SQLite) it does nothing.
     """
     if connection.vendor != "postgresql":
@@ -267,24 +264,43 @@ def bulk_load_window(
             [model._meta.db_table],
         )
         constraints = cursor.fetchall()
-        indexes = _indexes_to_rebuild(cursor, model, expected_rows)
         for name, _ in constraints:
             cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT {quote(name)}")
+    with index_rebuild_window(model, new_entries=expected_rows):
+        yield
+    with connection.cursor() as cursor:
+        for name, definition in constraints:
+            cursor.execute(f"ALTER TABLE {table} ADD CONSTRAINT {quote(name)} {definition}")
+
+
+@contextmanager
+def index_rebuild_window(model: type[models.Model], *, new_entries: int | None) -> Iterator[None]:
+    """Drop ``model``'s plain (non-unique) indexes for a bulk write that adds ``new_entries``
+    to each (a row inserted, or updated: an update writes a new row version), and build them
+    again afterwards by one sort each, when that is at least half the rows stored.
+
+    About twice as fast as inserting the keys one by one; pointless for a small addition to a
+    big table. PostgreSQL only (elsewhere it does nothing), inside ``transaction.atomic()``.
+    """
+    if connection.vendor != "postgresql":
+        yield
+        return
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        indexes = _indexes_to_rebuild(cursor, model, new_entries)
         for name, _ in indexes:
             cursor.execute(f"DROP INDEX {quote(name)}")
     yield
     with connection.cursor() as cursor:
         for _, definition in indexes:
             cursor.execute(definition)
-        for name, definition in constraints:
-            cursor.execute(f"ALTER TABLE {table} ADD CONSTRAINT {quote(name)} {definition}")
 
 
 def _indexes_to_rebuild(
-    cursor: Any, model: type[models.Model], expected_rows: int | None
+    cursor: Any, model: type[models.Model], new_entries: int | None
 ) -> list[tuple[str, str]]:
     """(name, CREATE INDEX statement) of the table's plain indexes, when rebuilding pays."""
-    if expected_rows is None or expected_rows < stored_rows_estimate(model):
+    if new_entries is None or 2 * new_entries < stored_rows_estimate(model):
         return []
     cursor.execute(
         "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i "

@@ -7,20 +7,26 @@ the MathML of the formulas whose MathML differs: no ORM round trip per chunk.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 from django.db import connection, transaction
 
-from collection.bulkload import bulk_insert, copy_lines
+from collection.bulkload import (
+    bulk_insert,
+    copy_lines,
+    foreign_keys_check,
+    index_rebuild_window,
+)
 from collection.formats.errors import ImportFileError
 from collection.formats.formula_index import (
     COPY_COLUMNS,
     FORMULA_COLUMNS,
+    SltStats,
     formula_index_copy_lines,
     formula_index_lines,
     parse_formula_index,
     parse_slt,
+    slt_copy_lines,
 )
 from collection.formats.visual_ids import COMPUTED_PREFIX, visual_id_for
 from collection.models import Formula
@@ -143,54 +149,73 @@ def formulas_load(path: str | Path, progress: ProgressCallback | None = None) ->
     return loaded
 
 
-class _SltRows:
-    """(formula id, MathML) of an SLT file, counting the rows that carry MathML. A cell of
-    white space only is a failed conversion: stored as no MathML."""
+def _stage_slt(path: str | Path, reporter: Reporter) -> tuple[StagingTable, SltStats]:
+    """The file's (formula id, MathML) rows in a staging table, with what was seen on the way."""
+    stage = StagingTable(Formula, ["formula_id", "slt"], "import_stage_slt")
+    stats = SltStats()
+    if connection.vendor == "postgresql":
+        lines = slt_copy_lines(path, reporter.state, stats)
+        stage.load_lines(lines, progress=lambda _: reporter.tick(0))
+    else:
+        rows: list[tuple[int, str]] = []
+        for row in reporter.watch(parse_slt(path, reporter.state)):
+            stats.given += bool(row.slt)
+            stats.ascending = stats.ascending and (not rows or row.formula_id > rows[-1][0])
+            rows.append((row.formula_id, row.slt))
+        stage.load(rows)
+    stage.analyze()
+    return stage, stats
 
-    def __init__(self, path: str | Path, reporter: Reporter) -> None:
-        self.path, self.reporter = path, reporter
-        self.given = 0
 
-    def __iter__(self) -> Iterator[tuple[int, str]]:
-        for row in self.reporter.watch(parse_slt(self.path, self.reporter.state)):
-            slt = row.slt if row.slt.strip() else ""
-            self.given += bool(slt)
-            yield row.formula_id, slt
+def _formula_table() -> str:
+    return connection.ops.quote_name(Formula._meta.db_table)
 
 
 def _slt_line(path: str | Path, formula_id: int) -> int | None:
     return next((row.line for row in parse_slt(path) if row.formula_id == formula_id), None)
 
 
-def _check_slt(path: str | Path, stage: StagingTable) -> None:
-    twice = stage.repeated_key("formula_id")
-    if twice is not None:
-        lines = (row.line for row in parse_slt(path) if row.formula_id == twice)
-        raise repeated(path, "formula", twice, lines)
-    table = connection.ops.quote_name(Formula._meta.db_table)
-    missing = stage._execute(
-        f"SELECT s.formula_id FROM {stage.name} s WHERE NOT EXISTS "  # noqa: S608
-        f"(SELECT 1 FROM {table} f WHERE f.formula_id = s.formula_id) "
-        "ORDER BY s.formula_id LIMIT 1"
+def _slt_changes(path: str | Path, stage: StagingTable, stats: SltStats) -> StagingTable:
+    """The staged rows whose MathML differs from the stored one, set apart by one join that
+    also finds the ids the index does not have (refused, with their line)."""
+    if not stats.ascending:  # rising ids cannot repeat: the check is needed only otherwise
+        twice = stage.repeated_key("formula_id")
+        if twice is not None:
+            lines = (row.line for row in parse_slt(path) if row.formula_id == twice)
+            raise repeated(path, "formula", twice, lines)
+    changes = StagingTable(
+        Formula,
+        ["formula_id", "slt"],
+        "import_stage_slt_changes",
+        select=(
+            "SELECT s.formula_id, s.slt, CASE WHEN f.formula_id IS NULL THEN 1 ELSE 0 END "  # noqa: S608
+            f"AS missing FROM {stage.name} s LEFT JOIN {_formula_table()} f "
+            "ON f.formula_id = s.formula_id "
+            "WHERE f.formula_id IS NULL OR f.slt IS DISTINCT FROM s.slt"
+        ),
+    )
+    missing = changes._execute(
+        f"SELECT formula_id FROM {changes.name} WHERE missing = 1 "  # noqa: S608
+        "ORDER BY formula_id LIMIT 1"
     )
     if missing:
         formula_id = int(missing[0][0])
         raise ImportFileError(
             path, _slt_line(path, formula_id), f"formula {formula_id} is not in the formula index"
         )
+    return changes
 
 
-def _stage_visual_ids(slt: StagingTable) -> StagingTable:
+def _stage_visual_ids(changes: StagingTable) -> StagingTable:
     """New visual ids of the formulas whose id was computed (the index gave none) and whose
     MathML changes: DESIGN.md prefers the SLT's symbol layout to the LaTeX. ARQMath's v3 index
     gives every visual id, so this is empty there; lxml works only for the rest."""
     visual_ids = StagingTable(Formula, ["formula_id", "visual_id"], "import_stage_visual_id")
-    table = connection.ops.quote_name(Formula._meta.db_table)
     with connection.chunked_cursor() as cursor:
         cursor.execute(
-            f"SELECT s.formula_id, f.latex, s.slt FROM {slt.name} s "  # noqa: S608
-            f"JOIN {table} f ON f.formula_id = s.formula_id "
-            f"WHERE f.visual_id LIKE '{COMPUTED_PREFIX}%' AND f.slt IS DISTINCT FROM s.slt"
+            f"SELECT c.formula_id, f.latex, c.slt FROM {changes.name} c "  # noqa: S608
+            f"JOIN {_formula_table()} f ON f.formula_id = c.formula_id "
+            f"WHERE f.visual_id LIKE '{COMPUTED_PREFIX}%'"
         )
         while batch := cursor.fetchmany(VISUAL_ID_BATCH):
             visual_ids.load(
@@ -205,25 +230,27 @@ def slt_load(path: str | Path, progress: ProgressCallback | None = None) -> File
 
     A visual id the index did not give is recomputed from the SLT, as DESIGN.md prefers it. A
     row with an empty MathML cell (a failed conversion) leaves its formula without MathML.
-    Every formula of the file must be in the index, once.
+    Every formula of the file must be in the index, once. An update of half the table or more
+    (a first SLT load) rebuilds the formula table's plain indexes afterwards instead of adding
+    an entry per updated row to each.
     """
     reporter = Reporter("slt", path, progress)
-    rows = _SltRows(path, reporter)
     with transaction.atomic():
-        stage = StagingTable(Formula, ["formula_id", "slt"], "import_stage_slt")
-        stage.load(rows)
-        reporter.tick(0)
-        stage.analyze()
-        _check_slt(path, stage)
-        visual_ids = _stage_visual_ids(stage)
-        table = connection.ops.quote_name(Formula._meta.db_table)
-        updated = stage._execute(
-            f"UPDATE {table} AS f SET slt = s.slt, "  # noqa: S608
-            "visual_id = COALESCE(v.visual_id, f.visual_id) "
-            f"FROM {stage.name} s LEFT JOIN {visual_ids.name} v ON v.formula_id = s.formula_id "
-            "WHERE f.formula_id = s.formula_id AND f.slt IS DISTINCT FROM s.slt"
-        )
-        visual_ids.drop()
-        stage.drop()
+        stage, stats = _stage_slt(path, reporter)
+        changes = _slt_changes(path, stage, stats)
+        visual_ids = _stage_visual_ids(changes)
+        with index_rebuild_window(Formula, new_entries=changes.rows):
+            updated = changes._execute(
+                f"UPDATE {_formula_table()} AS f SET slt = c.slt, "  # noqa: S608
+                "visual_id = COALESCE(v.visual_id, f.visual_id) "
+                f"FROM {changes.name} c LEFT JOIN {visual_ids.name} v "
+                "ON v.formula_id = c.formula_id WHERE f.formula_id = c.formula_id"
+            )
+            # Rows inserted earlier in the same transaction (a caller's atomic block) queue a
+            # foreign-key re-check per update, and CREATE INDEX refuses a table with pending
+            # ones: run them now (nothing to run when the formulas were committed before).
+            foreign_keys_check(Formula)
+        for table in (visual_ids, changes, stage):
+            table.drop()
     reporter.report()
-    return {"slt": RowChanges(rows.given, 0, updated, stage.rows - updated)}
+    return {"slt": RowChanges(stats.given, 0, updated, stage.rows - updated)}

@@ -78,18 +78,26 @@ class StagingTable:
     """A temporary table with (some of) ``model``'s columns, dropped by ``drop()`` (or with the
     transaction when it rolls back)."""
 
-    def __init__(self, model: type[models.Model], fields: Sequence[str], name: str) -> None:
+    def __init__(
+        self,
+        model: type[models.Model],
+        fields: Sequence[str],
+        name: str,
+        *,
+        select: str | None = None,
+    ) -> None:
+        """An empty table, or one filled by ``select`` (whose first columns are ``fields``)."""
         self.model, self.fields = model, list(fields)
         self.name = connection.ops.quote_name(name)
         self.raw_name = name
         self.columns = column_names(model, fields)
         self.table = connection.ops.quote_name(model._meta.db_table)
-        self.rows = 0
         # LIMIT 0 copies the column types (not the constraints) on both databases.
-        self._execute(
-            f"CREATE TEMPORARY TABLE {self.name} AS "  # noqa: S608 - names from model metadata
-            f"SELECT {', '.join(self.columns)} FROM {self.table} LIMIT 0"
-        )
+        query = select or f"SELECT {', '.join(self.columns)} FROM {self.table} LIMIT 0"  # noqa: S608
+        created = self._execute(f"CREATE TEMPORARY TABLE {self.name} AS {query}")
+        self.rows = 0 if select is None else created
+        if self.rows < 0:  # SQLite does not count the rows of CREATE TABLE AS
+            self.rows = int(self._execute(f"SELECT count(*) FROM {self.name}")[0][0])  # noqa: S608
 
     def _execute(self, sql: str, params: Sequence[Any] | None = None) -> Any:
         # No params means no placeholder formatting: a LIKE 'c%' stays as written.
