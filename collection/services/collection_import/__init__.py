@@ -85,8 +85,10 @@ def slt_import(path: str | Path, progress: ProgressCallback | None = None) -> in
 
 def _skipped(role: str, path: str | Path, earlier: CollectionImport) -> FileOutcome:
     changes = {t: RowChanges(rows=RowChanges.from_dict(c).rows) for t, c in earlier.counts.items()}
-    when = timezone.localtime(earlier.finished_at).strftime("%Y-%m-%d %H:%M:%S %Z")
-    return FileOutcome(role, str(path), True, changes, f"identical to the import of {when}")
+    when = timezone.localtime(earlier.finished_at or earlier.started_at)
+    return FileOutcome(
+        role, str(path), True, changes, f"identical to the import of {when:%Y-%m-%d %H:%M:%S %Z}"
+    )
 
 
 def _import_file(

@@ -7,6 +7,7 @@ the MathML of the formulas whose MathML differs: no ORM round trip per chunk.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.db import connection, transaction
@@ -157,14 +158,21 @@ def _stage_slt(path: str | Path, reporter: Reporter) -> tuple[StagingTable, SltS
         lines = slt_copy_lines(path, reporter.state, stats)
         stage.load_lines(lines, progress=lambda _: reporter.tick(0))
     else:
-        rows: list[tuple[int, str]] = []
-        for row in reporter.watch(parse_slt(path, reporter.state)):
-            stats.given += bool(row.slt)
-            stats.ascending = stats.ascending and (not rows or row.formula_id > rows[-1][0])
-            rows.append((row.formula_id, row.slt))
-        stage.load(rows)
+        stage.load(_slt_rows(path, reporter, stats))
     stage.analyze()
     return stage, stats
+
+
+def _slt_rows(path: str | Path, reporter: Reporter, stats: SltStats) -> Iterator[tuple[int, str]]:
+    """(formula id, MathML) rows for bulk_insert (off PostgreSQL), noting what slt_copy_lines
+    notes."""
+    last = None
+    for row in reporter.watch(parse_slt(path, reporter.state)):
+        stats.given += bool(row.slt)
+        if last is not None and row.formula_id <= last:
+            stats.ascending = False
+        last = row.formula_id
+        yield row.formula_id, row.slt
 
 
 def _formula_table() -> str:
