@@ -335,7 +335,8 @@ def _insert_many(
     which is what the JSON field stores.
     """
     plain = set(_json_positions(model, fields))
-    prepare = [model._meta.get_field(name).get_db_prep_save for name in fields]
+    # Fields by attname ("post_id"): concrete fields, never reverse relations.
+    prepare = [model._meta.get_field(name).get_db_prep_save for name in fields]  # type: ignore[union-attr]
     columns = ", ".join(column_names(model, fields))
     # Names come from model metadata and the caller's own staging table, never from input.
     sql = (
