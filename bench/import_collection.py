@@ -1,12 +1,22 @@
-"""Benchmark: import 1,000,000 posts and 5,000,000 formula instances into PostgreSQL.
+"""Benchmark: import a collection of 1,000,000 posts and 5,000,000 formula instances (with
+500,000 comments and an SLT file) into PostgreSQL, then import it again and import a newer dump.
 
-Generates a Stack Exchange ``Posts.xml`` and an ARQMath v3 formula index TSV (streaming, to a
-temp dir), imports them with the project's services (``posts_import``, ``formulas_import``)
-into a scratch database, and prints rows/s and peak memory. In the same run, the physical
-limit: a raw ``COPY`` of the same formula rows, already in COPY text, into a bare copy of the
-formula table (same columns; no indexes, no foreign keys), and, for context, into one with
-the formula table's indexes. Targets: formulas >= 300,000 rows/s
-and within 2x of raw COPY; posts >= 30,000 rows/s; peak memory under 500 MB at any size.
+Generates a Stack Exchange ``Posts.xml`` and ``Comments.xml``, an ARQMath v3 formula index and
+its SLT TSV (bench/collection_dump.py, streaming, to a temp dir), and a newer dump with 1% of
+rows new or changed. Imports them with ``collection_import`` (the ledger path that
+``import_collection`` runs) into a scratch database, and prints rows/s and peak memory:
+
+- the first import, file by file: posts, comments, formulas (with the time of index builds and
+  foreign-key checks), SLT;
+- the physical limit, in the same run: a raw ``COPY`` of the same formula rows, already in COPY
+  text, into a bare copy of the formula table (no indexes, no foreign keys), and, for context,
+  into one with the formula table's indexes;
+- a re-import of the same files (old files, known by their stat), the same again after the
+  files were touched (every file hashed), and the newer dump (added, updated, unchanged rows).
+
+Targets: formulas >= 300,000 rows/s and within 2x of raw COPY; posts >= 30,000 rows/s; SLT
+>= 150,000 rows/s; a re-import of the same files under 10% of the first import's time; peak
+memory under 500 MB at any size.
 
     .venv/bin/python bench/import_collection.py [--small] [--posts N] [--formulas N]
 
@@ -18,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import resource
 import sys
 import tempfile
@@ -28,104 +37,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-
-QUESTION_EVERY = 4  # one question, then three answers: ids 0 mod 4 are questions
-WORDS = [
-    "prove",
-    "show",
-    "that",
-    "the",
-    "function",
-    "is",
-    "continuous",
-    "bounded",
-    "integral",
-    "series",
-    "converges",
-    "limit",
-    "matrix",
-    "eigenvalue",
-    "group",
-    "ring",
-    "field",
-    "prime",
-    "divisor",
-    "triangle",
-    "probability",
-]
-LATEX = [
-    r"x^{%d}+y^{%d}=z^{%d}",
-    r"\frac{%d}{n^{%d}}",
-    r"\sum_{k=1}^{%d} k^{%d}",
-    r"\int_0^{%d} e^{-t^{%d}}\,dt",
-    r"\sqrt{%d+\alpha_{%d}}",
-    r"A_{%d}\otimes B_{%d}",
-    r"\lim_{n\to\infty}\left(1+\frac{%d}{n}\right)^{%d}",
-]
-
-
-def _xml_attr(text: str) -> str:
-    return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    )
-
-
-def _formula(rng: random.Random) -> tuple[str, int]:
-    """A LaTeX formula from a pool of ~ 7 x 30 x 30 shapes, and its (given) visual id."""
-    shape = rng.randrange(len(LATEX))
-    a, b = rng.randrange(30), rng.randrange(30)
-    template = LATEX[shape]
-    latex = template % ((a, b, a + b) if template.count("%d") == 3 else (a, b))
-    return latex, shape * 10_000 + a * 100 + b
-
-
-def write_posts(path: Path, count: int, rng: random.Random) -> None:
-    with path.open("w", encoding="utf-8") as out:
-        out.write('<?xml version="1.0" encoding="utf-8"?>\n<posts>\n')
-        for post_id in range(1, count + 1):
-            words = " ".join(rng.choices(WORDS, k=rng.randrange(20, 80)))
-            latex, _ = _formula(rng)
-            body = _xml_attr(
-                f'<p>{words} <span class="math-container" id="{post_id}">${latex}$</span>.</p>'
-            )
-            date = f"20{10 + post_id % 12}-0{1 + post_id % 9}-1{post_id % 10}T12:00:00.000"
-            if post_id % QUESTION_EVERY == 1:
-                title = _xml_attr(" ".join(rng.choices(WORDS, k=8)))
-                tags = "&lt;calculus&gt;&lt;real-analysis&gt;"
-                out.write(
-                    f'  <row Id="{post_id}" PostTypeId="1" CreationDate="{date}" '
-                    f'Score="{rng.randrange(-3, 50)}" Body="{body}" OwnerUserId="{post_id % 977}" '
-                    f'Title="{title}" Tags="{tags}" AnswerCount="3" />\n'
-                )
-            else:
-                parent = post_id - (post_id - 1) % QUESTION_EVERY
-                out.write(
-                    f'  <row Id="{post_id}" PostTypeId="2" ParentId="{parent}" '
-                    f'CreationDate="{date}" Score="{rng.randrange(-3, 50)}" Body="{body}" '
-                    f'OwnerUserId="{post_id % 977}" />\n'
-                )
-        out.write("</posts>\n")
-
-
-def write_formulas(tsv: Path, copy_text: Path, count: int, posts: int, rng: random.Random) -> None:
-    """The index TSV and, for the raw COPY, the same rows already in COPY text."""
-    header = "id post_id thread_id type comment_id old_visual_id visual_id issue formula"
-    with tsv.open("w", encoding="utf-8") as out, copy_text.open("w", encoding="utf-8") as raw:
-        out.write(header.replace(" ", "\t") + "\n")
-        for formula_id in range(1, count + 1):
-            post_id = rng.randrange(1, posts + 1)
-            thread_id = post_id - (post_id - 1) % QUESTION_EVERY
-            kind = "question" if post_id == thread_id else "answer"
-            latex, visual_id = _formula(rng)
-            out.write(
-                f"{formula_id}\t{post_id}\t{thread_id}\t{kind}\t\t{visual_id}\t{visual_id}\t\t"
-                f"{latex}\n"
-            )
-            escaped = latex.replace("\\", "\\\\")
-            raw.write(
-                f"{formula_id}\t{post_id}\t{thread_id}\t{kind}\t\\N\t{visual_id}\t{visual_id}\t"
-                f"\t{escaped}\t\n"
-            )
 
 
 def _scratch_database() -> str:
@@ -166,11 +77,14 @@ def _timed(label: str, rows_label: str, action):  # type: ignore[no-untyped-def]
 
 
 class _StatementTimer:
-    """A Django execute wrapper adding up the time of index builds and foreign-key checks."""
+    """A Django execute wrapper adding up the time of index builds, foreign-key checks, and
+    (for SLT) the join that finds the changed rows and the UPDATE."""
 
     def __init__(self) -> None:
         self.indexes = 0.0
         self.foreign_keys = 0.0
+        self.changes = 0.0
+        self.update = 0.0
 
     def __call__(self, execute, sql, params, many, context):  # type: ignore[no-untyped-def]
         start = time.perf_counter()
@@ -182,29 +96,141 @@ class _StatementTimer:
                 self.indexes += spent
             elif "ADD CONSTRAINT" in sql and "FOREIGN KEY" in sql:
                 self.foreign_keys += spent
+            elif sql.startswith("CREATE TEMPORARY TABLE") and "_changes" in sql:
+                self.changes += spent
+            elif sql.startswith("UPDATE"):
+                self.update += spent
 
 
 def raw_copy(copy_text: Path, *, indexes: bool) -> int:
     """COPY the formula rows, already in COPY text, into a fresh regular (WAL-logged) table
     shaped like the formula table: bare (the floor: heap writes only), or with the formula
     table's indexes maintained row by row. No foreign keys. Rolled back afterwards."""
-    from django.db import connection, transaction
-
     like = "INCLUDING ALL" if indexes else "INCLUDING DEFAULTS"
     columns = (
         "formula_id, post_id, thread_id, location, comment_id, visual_id, old_visual_id, "
         "issue, latex, slt"
     )
+    return _raw_copy(f"(LIKE collection_formula {like})", columns, copy_text)
+
+
+def raw_copy_slt(copy_text: Path) -> int:
+    """COPY the SLT rows (formula id, MathML), already in COPY text, into a bare regular table:
+    the floor of any way to get those bytes into PostgreSQL. Rolled back afterwards."""
+    return _raw_copy("(formula_id bigint, slt text)", "formula_id, slt", copy_text)
+
+
+def _raw_copy(shape: str, columns: str, copy_text: Path) -> int:
+    from django.db import connection, transaction
+
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"CREATE TABLE raw_formula (LIKE collection_formula {like})")
+        cursor.execute(f"CREATE TABLE raw_rows {shape}")
         with copy_text.open(encoding="utf-8") as source:
-            cursor.cursor.copy_expert(
-                f"COPY raw_formula ({columns}) FROM STDIN", source, size=1 << 20
-            )
-        cursor.execute("SELECT count(*) FROM raw_formula")
+            cursor.cursor.copy_expert(f"COPY raw_rows ({columns}) FROM STDIN", source, size=1 << 20)
+        cursor.execute("SELECT count(*) FROM raw_rows")
         count = int(cursor.fetchone()[0])
         transaction.set_rollback(True)
     return count
+
+
+def _age(files: list[Path], seconds: float) -> None:
+    """Give ``files`` an mtime ``seconds`` ago (a downloaded dump is older than its import)."""
+    moment = time.time() - seconds
+    for path in files:
+        os.utime(path, (moment, moment))
+
+
+def _write_copy_text(dump, folder: Path) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+    """The formula rows and the SLT rows in COPY text, for the raw COPYs (the importer's own
+    cells-to-text)."""
+    from collection.formats.formula_index import formula_index_copy_lines, slt_copy_lines
+
+    formulas, slt = folder / "formulas.copy", folder / "slt.copy"
+    with formulas.open("w", encoding="utf-8") as out:
+        out.writelines(formula_index_copy_lines(dump.formulas))
+    with slt.open("w", encoding="utf-8") as out:
+        out.writelines(slt_copy_lines(dump.slt))
+    return formulas, slt
+
+
+def first_import(dump, connection) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Each file through collection_import; returns the seconds of each."""
+    from collection.services import collection_import
+
+    spent = {}
+    for role, rows_label, table in (
+        ("posts", "posts", "posts"),
+        ("comments", "comments", "comments"),
+        ("formulas", "formulas", "formulas"),
+        ("slt", "SLT rows", "slt"),
+    ):
+        phases = _StatementTimer()
+        with connection.execute_wrapper(phases):
+            _, seconds = _timed(
+                f"first import: {role}",
+                rows_label,
+                lambda role=role, table=table: _all_rows(
+                    collection_import(**{role: getattr(dump, role)}), table
+                ),
+            )
+        spent[role] = seconds
+        if role == "formulas":
+            copying = seconds - phases.indexes - phases.foreign_keys
+            print(
+                f"  of which: COPY and parsing {copying:.2f} s, rebuilding indexes "
+                f"{phases.indexes:.2f} s, validating foreign keys {phases.foreign_keys:.2f} s"
+            )
+        elif role == "slt":
+            rest = seconds - phases.indexes - phases.changes - phases.update
+            print(
+                f"  of which: parsing, COPY into the staging table and the rest {rest:.2f} s, "
+                f"the join finding changed rows {phases.changes:.2f} s, UPDATE "
+                f"{phases.update:.2f} s, rebuilding indexes {phases.indexes:.2f} s"
+            )
+    print(f"first import, all four files: {sum(spent.values()):.2f} s", flush=True)
+    return spent
+
+
+def _all_rows(report, table: str) -> int:  # type: ignore[no-untyped-def]
+    """Every row the file gave (for SLT: with or without MathML)."""
+    (outcome,) = report.files
+    change = outcome.changes[table]
+    return change.added + change.updated + change.unchanged
+
+
+def reimports(first, newer, first_seconds: float) -> None:  # type: ignore[no-untyped-def]
+    """The same files again (by stat, then hashed), and the newer dump over the first."""
+    from collection.services import collection_import
+
+    def files(dump):  # type: ignore[no-untyped-def]
+        return {"posts": dump.posts, "comments": dump.comments, "formulas": dump.formulas}
+
+    for label, touch in (("re-import, same files", False), ("re-import, files touched", True)):
+        if touch:  # new mtimes: the ledger must read each file to know it is the same
+            _age([first.posts, first.comments, first.formulas, first.slt], 3600 - 60)
+        start = time.perf_counter()
+        report = collection_import(**files(first), slt=first.slt)
+        seconds = time.perf_counter() - start
+        skipped = sum(o.skipped for o in report.files)
+        print(
+            f"{label:<28} {seconds:8.2f} s = {seconds / first_seconds:6.1%} of the first "
+            f"import (target < 10%); {skipped} of 4 files skipped",
+            flush=True,
+        )
+    start = time.perf_counter()
+    report = collection_import(**files(newer), slt=newer.slt)
+    seconds = time.perf_counter() - start
+    print(
+        f"{'newer dump (1% new/changed)':<28} {seconds:8.2f} s = "
+        f"{seconds / first_seconds:6.1%} of the first import",
+        flush=True,
+    )
+    for outcome in report.files:
+        for table, change in outcome.changes.items():
+            print(
+                f"  {table:<9} {change.added:>9,} added {change.updated:>9,} updated "
+                f"{change.unchanged:>11,} unchanged"
+            )
 
 
 def main() -> None:
@@ -212,11 +238,9 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=1_000_000)
     parser.add_argument("--formulas", type=int, default=5_000_000)
     parser.add_argument("--small", action="store_true", help="40,000 posts, 200,000 formulas")
-    parser.add_argument("--seed", type=int, default=2022)
     args = parser.parse_args()
     if args.small:
         args.posts, args.formulas = 40_000, 200_000
-    rng = random.Random(args.seed)
     url = _scratch_database()
     name = urlsplit(url).path.lstrip("/")
     _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
@@ -230,36 +254,28 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from collection.services.collection_import import formulas_import, posts_import
+    from bench.collection_dump import write_dump
 
     try:
         call_command("migrate", verbosity=0)
         with tempfile.TemporaryDirectory(prefix="qs-bench-") as folder:
-            posts, tsv, copy_text = (
-                Path(folder) / "Posts.xml",
-                Path(folder) / "formulas.tsv",
-                Path(folder) / "formulas.copy",
-            )
             start = time.perf_counter()
-            write_posts(posts, args.posts, rng)
-            write_formulas(tsv, copy_text, args.formulas, args.posts, rng)
+            first = write_dump(Path(folder) / "first", posts=args.posts, formulas=args.formulas)
+            newer = write_dump(
+                Path(folder) / "newer", posts=args.posts, formulas=args.formulas, newer=0.01
+            )
+            copy_text, slt_text = _write_copy_text(first, Path(folder))
+            dumps = [first.posts, first.comments, first.formulas, first.slt]
+            _age([*dumps, newer.posts, newer.comments, newer.formulas, newer.slt], 3600)
+            sizes = ", ".join(f"{p.name} {p.stat().st_size / 2**20:,.0f} MiB" for p in dumps)
             print(
-                f"generated {args.posts:,} posts ({posts.stat().st_size / 2**20:,.0f} MiB) and "
-                f"{args.formulas:,} formulas ({tsv.stat().st_size / 2**20:,.0f} MiB) in "
+                f"generated {args.posts:,} posts, {first.counts['comments']:,} comments, "
+                f"{args.formulas:,} formulas ({sizes}) and the newer dump in "
                 f"{time.perf_counter() - start:.1f} s; peak RSS {_peak_mb():.1f} MB",
                 flush=True,
             )
-            _timed("posts_import (Posts.xml)", "posts", lambda: posts_import(posts)[1])
-            phases = _StatementTimer()
-            with connection.execute_wrapper(phases):
-                _, ours = _timed(
-                    "formulas_import (v3 TSV)", "formulas", lambda: formulas_import(tsv)
-                )
-            copying = ours - phases.indexes - phases.foreign_keys
-            print(
-                f"  of which: COPY and parsing {copying:.2f} s, rebuilding indexes "
-                f"{phases.indexes:.2f} s, validating foreign keys {phases.foreign_keys:.2f} s"
-            )
+            spent = first_import(first, connection)
+            ours = spent["formulas"]
             _, limit = _timed(
                 "raw COPY, bare table", "formulas", lambda: raw_copy(copy_text, indexes=False)
             )
@@ -267,10 +283,19 @@ def main() -> None:
                 "raw COPY, with its indexes", "formulas", lambda: raw_copy(copy_text, indexes=True)
             )
             print(
-                f"formulas_import / raw COPY into a bare table = {ours / limit:.2f}x "
-                f"(target <= 2x); its COPY phase alone = {copying / limit:.2f}x; "
-                f"formulas_import / raw COPY with the indexes = {ours / indexed:.2f}x"
+                f"formulas import / raw COPY into a bare table = {ours / limit:.2f}x "
+                f"(target <= 2x); formulas import / raw COPY with the indexes = "
+                f"{ours / indexed:.2f}x"
             )
+            _, slt_limit = _timed(
+                "raw COPY of the SLT rows", "SLT rows", lambda: raw_copy_slt(slt_text)
+            )
+            print(
+                f"SLT pass: {first.counts['formulas'] / spent['slt']:,.0f} rows/s (target >= "
+                f"150,000); SLT pass / raw COPY of its rows into a bare table = "
+                f"{spent['slt'] / slt_limit:.2f}x"
+            )
+            reimports(first, newer, sum(spent.values()))
             print(f"peak RSS of the whole run: {_peak_mb():.1f} MB (target < 500 MB)")
     finally:
         connection.close()

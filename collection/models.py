@@ -6,6 +6,7 @@ of a deployment, as ARQMath's Math Stack Exchange collection was; ids are the co
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 
 
 class Campaign(models.Model):
@@ -228,3 +229,47 @@ class Formula(models.Model):
 
     def __str__(self) -> str:
         return f"Formula {self.formula_id}"
+
+
+class CollectionImport(models.Model):
+    """One file given to ``import_collection``: its fingerprint, and how its import ended.
+
+    A finished import of a file with the same role and content (SHA-256) lets a re-run skip
+    the file unread; a "started" row that no running import holds was killed half-way (its
+    data was rolled back with it) and is marked "interrupted" by the next import.
+    """
+
+    class Role(models.TextChoices):
+        POSTS = "posts", "Posts.xml"
+        COMMENTS = "comments", "Comments.xml"
+        FORMULAS = "formulas", "formula index"
+        SLT = "slt", "SLT"
+
+    class Status(models.TextChoices):
+        STARTED = "started"
+        FINISHED = "finished"
+        FAILED = "failed"
+        INTERRUPTED = "interrupted"
+
+    role = models.CharField(max_length=10, choices=Role.choices)
+    path = models.TextField(help_text="The file as given, made absolute.")
+    size = models.BigIntegerField()
+    mtime_ns = models.BigIntegerField()
+    ctime_ns = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64, blank=True, help_text="Known once the file is read.")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.STARTED)
+    skipped = models.BooleanField(
+        default=False, help_text="Identical to an earlier finished import: not read again."
+    )
+    changed = models.BooleanField(default=False, help_text="Rows were added or updated.")
+    # {"posts": {"rows": 5, "added": 5, "updated": 0, "unchanged": 0}, "threads": {...}}
+    counts = models.JSONField(default=dict, blank=True)
+    message = models.TextField(blank=True, help_text="Why the import failed.")
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["role", "sha256"], name="collection_import_content")]
+
+    def __str__(self) -> str:
+        return f"{self.role} {self.path} ({self.status})"

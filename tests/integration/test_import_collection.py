@@ -111,11 +111,19 @@ BAD_CASES: dict[str, tuple[str, str, str]] = {
         ORPHAN_ANSWER,
         "Posts.xml line 5: answer 42: its question 99 is not in the collection",
     ),
-    "post already imported": (
+    # A post already stored is updated (issue 14); one the file gives twice is refused.
+    "post twice in the file": (
         "posts",
         POSTS_HEAD + '  <row Id="50" PostTypeId="1" Body="b"/>\n'
-        '  <row Id="11" PostTypeId="2" ParentId="50" Body="again"/>\n</posts>\n',
-        "Posts.xml line 4: post 11 is already in the collection",
+        '  <row Id="51" PostTypeId="2" ParentId="50" Body="one"/>\n'
+        '  <row Id="51" PostTypeId="2" ParentId="50" Body="two"/>\n</posts>\n',
+        "Posts.xml line 5: post 51 is repeated (first on line 4)",
+    ),
+    "comment twice in the file": (
+        "comments",
+        '<?xml version="1.0"?>\n<comments>\n  <row Id="100" PostId="12" Text="ok"/>\n'
+        '  <row Id="100" PostId="11" Text="again"/>\n</comments>\n',
+        "Comments.xml line 4: comment 100 is repeated (first on line 3)",
     ),
     "comment on a missing post": (
         "comments",
@@ -141,12 +149,17 @@ BAD_CASES: dict[str, tuple[str, str, str]] = {
     "formula id twice": (
         "formulas",
         V3 + "30\t10\t10\tquestion\t\t1\t1\t\tx\n30\t11\t10\tanswer\t\t1\t1\t\ty\n",
-        "latex.tsv line 3: formula 30 is already in the collection",
+        "latex.tsv line 3: formula 30 is repeated (first on line 2)",
     ),
     "unknown formula index header": (
         "formulas",
         "id\tpost\tlatex\n1\t10\tx\n",
         "latex.tsv line 1: unknown formula index header",
+    ),
+    "slt of a formula twice": (
+        "slt",
+        "id\tformula\n1\t<math><mi>x</mi></math>\n1\t<math><mi>y</mi></math>\n",
+        "slt.tsv line 3: formula 1 is repeated (first on line 2)",
     ),
     "slt of a formula not in the index": (
         "slt",
