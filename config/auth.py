@@ -16,6 +16,10 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from assessment.roles import RoleAwareBackend
+
+USERNAME_MAX = 150  # django.contrib.auth.models.User.username's max_length
+
 
 class LoginLockoutBackend(AxesStandaloneBackend):
     """Axes' check that the account and the address are not locked out, before ModelBackend.
@@ -36,6 +40,19 @@ class LoginLockoutBackend(AxesStandaloneBackend):
         if request is None:
             return None
         return super().authenticate(request, username, password, **kwargs)  # type: ignore[func-returns-value]
+
+    def get_user(self, user_id: Any) -> Any:
+        """A session logged in through this backend (``force_login`` takes the first backend)
+        loads its user as every other session does: with its roles, for the menus."""
+        return RoleAwareBackend().get_user(user_id)
+
+
+def client_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str | None:
+    """The username a login tried, as Axes records it: cut to the longest username there can be
+    (Django's 150), so a 5,000-character guess is counted, not a database error."""
+    source = credentials if credentials else getattr(request, "data", request.POST)
+    username = source.get("username")
+    return None if username is None else str(username)[:USERNAME_MAX]
 
 
 def client_ip(request: HttpRequest) -> str | None:

@@ -122,6 +122,7 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the 
 AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"  # registration/locked_out.html
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
+AXES_USERNAME_CALLABLE = "config.auth.client_username"  # bounded: a long guess is no 500
 # Proxies in front of the app that append to X-Forwarded-For (a TLS proxy: 1). 0 trusts none.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 # --- Sessions (https://docs.djangoproject.com/en/5.2/topics/http/sessions/) -------------

@@ -266,22 +266,22 @@ def test_pages_and_submit_run_constant_queries_whatever_the_pool_size(
     client = _client("alice")
     client.get(reverse("assessment:home"))  # warm the session
     for assignment, pool in ((a_answers, answers), (a_formulas, formulas)):
-        with django_assert_max_num_queries(7):
+        with django_assert_max_num_queries(8):  # 7, and the session read from the database
             assert client.get(_judge(assignment.pk, pool.items[0].pk)).status_code == 200
-        with django_assert_max_num_queries(4):
+        with django_assert_max_num_queries(5):  # session, user, assignment, statuses, guidelines
             assert client.get(reverse("assessment:items", args=[assignment.pk])).status_code == 200
         with django_assert_max_num_queries(6):
             assert client.get(_api(assignment.pk, pool.items[0].pk)).status_code == 200
         verdicts = [{"hit": h.pk, "grade": 2} for h in pool.hits[0]]
-        # 11: reading the assignment's topic and taking its pool lock (issue 11 §5) are two,
-        # reading the task's guidelines (issue 12 §4) one.
-        with django_assert_max_num_queries(11):
+        # 12: reading the assignment's topic and taking its pool lock (issue 11 §5) are two,
+        # reading the task's guidelines (issue 12 §4) one, the session (in the database) one.
+        with django_assert_max_num_queries(12):
             response = _post_json(
                 client, _api(assignment.pk, pool.items[0].pk), {"judgments": verdicts}
             )
             assert response.status_code == 200  # type: ignore[attr-defined]
         data = {f"choice-{h.pk}": "1" for h in pool.hits[1]}
-        with django_assert_max_num_queries(12):  # the same three as above
+        with django_assert_max_num_queries(13):  # the same four as above
             assert client.post(_judge(assignment.pk, pool.items[1].pk), data).status_code == 302
     with django_assert_max_num_queries(3):
         assert client.get(reverse("assessment:home")).status_code == 200

@@ -135,3 +135,13 @@ def test_client_address_comes_from_the_trusted_proxy_when_one_is_configured(sett
 def test_numeric_only_password_is_refused_when_set(password: str) -> None:
     with pytest.raises(ValidationError, match="entirely numeric"):
         validate_password(password)
+
+
+def test_overlong_username_is_counted_not_a_server_error_when_guessed() -> None:
+    client = Client()
+    answers = [
+        client.post("/accounts/login/", {"username": "9" * 5000, "password": "x"}).status_code
+        for _ in range(6)
+    ]
+    assert answers == [200] * 4 + [429] * 2  # the fifth failure locks
+    assert AccessAttempt.objects.get().username == "9" * 150

@@ -587,7 +587,7 @@ def test_judging_form_names_the_field_when_a_choice_is_tampered(campaign: Campai
     url = f"/assess/{campaign.ids['assignment']}/{campaign.ids['item']}/"
     response = client.post(url, {f"choice-{hit}": "²", "opened_at": "1"})
     assert response.status_code == 400
-    assert f"choice-{hit}: must be one of 3, 2, 1, 0" in response.content.decode()
+    assert f"choice-{hit}: must be one of 0, 1, 2, 3, 4" in response.content.decode()
 
 
 def test_item_list_ignores_a_bad_filter_with_a_message_when_show_is_unknown(
