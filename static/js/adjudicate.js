@@ -100,7 +100,7 @@
     } else if (lower === "c" && form) {
       event.preventDefault();
       $("textarea[name=note]", form).focus();
-    } else if (lower === "t" || lower === "o") {
+    } else if (lower === "t" || lower === "q") {
       event.preventDefault();
       openThread(lower === "t" ? "post" : "topic");
     } else if (lower === "g") {
