@@ -33,6 +33,7 @@ from django.db.models.functions import Coalesce
 
 from assessment.models import Assignment, Judgment
 from assessment.selectors.handover import (
+    counted_judgments,
     line_judgments,
     line_judgments_of,
     previous_judgments,
@@ -333,10 +334,11 @@ def progress_of(statuses: list[ItemStatus], kind: str = "") -> Progress:
 
 def official_item_counts(items: QuerySet[PoolItem], group: str) -> dict[int, tuple[int, int]]:
     """Items and fully judged items per ``group`` (a field path of PoolItem such as
-    ``"topic_id"``), a hit counting as judged once an official assignment judged it (a
-    revoked one too: the topic's work is done whoever holds it now). One grouped query."""
+    ``"topic_id"``), a hit counting as judged once an official judgment that still counts
+    (``counted_judgments``: the hit counts are taken the same way) judged it. One grouped
+    query."""
     judged = Judgment.objects.filter(
-        hit=OuterRef("pk"), assignment__purpose=Assignment.Purpose.OFFICIAL
+        counted_judgments(), hit=OuterRef("pk"), assignment__purpose=Assignment.Purpose.OFFICIAL
     )
     unjudged = Hit.objects.filter(item=OuterRef("pk")).exclude(Exists(judged))
     done = Q(Exists(Hit.objects.filter(item=OuterRef("pk")))) & ~Q(Exists(unjudged))

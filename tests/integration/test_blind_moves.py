@@ -418,3 +418,21 @@ def test_admin_cannot_change_an_assignments_assessor_in_place_when_editing() -> 
     admin.post(url, {"assessor": bob.pk, "topic": old.topic_id, "purpose": "official"})
     old.refresh_from_db()
     assert old.assessor.username == "alice"
+
+
+@pytest.mark.parametrize(("handover", "done"), [(CONTINUE, 1), (START_OVER, 0)])
+def test_dashboard_counts_formulae_done_as_qrels_do_when_topic_moved(
+    handover: str, done: int
+) -> None:
+    pool = formula_pool(items=1, instances=2)
+    old = assign(pool, "alice")
+    item_submit(
+        assignment=old,
+        item=pool.items[0],
+        assessor=old.assessor,
+        verdicts=[HitVerdict(hit_id=hit.pk, grade=2) for hit in pool.hits[0]],
+    )
+    move_over_rest(old, handover)
+    [topic] = task_dashboard(task=pool.topic.task).topics
+    assert (topic.judged_items, topic.items) == (done, 1)  # formulae, as the hit counts say
+    assert topic.judged == 2 * done
