@@ -5,9 +5,11 @@ their related rows in the same query and skip the full count.
 """
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from collection.models import (
     Campaign,
+    CollectionImport,
     Comment,
     Formula,
     Post,
@@ -102,3 +104,18 @@ class FormulaAdmin(admin.ModelAdmin):
     search_fields = ("=formula_id", "=visual_id", "=post__id")
     raw_id_fields = ("post", "thread", "comment")
     show_full_result_count = False
+
+
+@admin.register(CollectionImport)
+class CollectionImportAdmin(admin.ModelAdmin):
+    """The import ledger (collection/services/collection_import/ledger.py): read-only, written
+    by ``import_collection`` alone, so a re-run skips exactly what it should."""
+
+    list_display = ["role", "path", "status", "skipped", "changed", "started_at", "finished_at"]
+    list_filter = ["role", "status"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
