@@ -1,6 +1,9 @@
 """Rebuilds recompute only the topics whose inputs changed (issue 14 §3), to the same pools."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 
 from collection.models import RetrievalTask
 from pooling.models import Run, RunRow, TopicPoolState
@@ -122,3 +125,20 @@ def test_formula_rebuild_equals_a_full_rebuild_when_late_run_covers_two_topics()
         pools.append(pool_snapshot(task))
 
     assert pools[0] == pools[1]
+
+
+def test_build_pools_full_recomputes_every_topic_when_nothing_changed() -> None:
+    task = answer_campaign("Command", late=False, full=False)
+    out = StringIO()
+
+    call_command("build_pools", campaign="Command", task="answer", stdout=out, stderr=StringIO())
+    call_command(
+        "build_pools", campaign="Command", task="answer", full=True, stdout=out, stderr=StringIO()
+    )
+
+    assert [b.stats["topics_recomputed"] for b in task.pool_builds.order_by("id")] == [
+        TOPICS,
+        0,
+        TOPICS,
+    ]
+    assert f"topics_recomputed {TOPICS}" in out.getvalue()
