@@ -215,3 +215,22 @@ class Hit(models.Model):
 
     def __str__(self) -> str:
         return f"Hit {self.id} of {self.item_id}"
+
+
+class TopicPoolState(models.Model):
+    """What a topic's stored pool was last built from (issue 14 §3).
+
+    ``fingerprint`` hashes the build's inputs for this topic: the pooling settings and seed,
+    the topic's number, and each accepted run with rows for it (role, depth override, flags,
+    version). A rebuild recomputes only topics whose fingerprint changed; it is written in the
+    transaction that writes the topic's pool, so it never claims more than is stored.
+    """
+
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="pool_state")
+    fingerprint = models.CharField(max_length=64)
+    built_by = models.ForeignKey(
+        PoolBuild, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}: {self.fingerprint[:12]}"

@@ -17,7 +17,8 @@ from rest_framework.views import APIView
 
 from config.access import IsOrganizer, task_for
 from config.queue import QueueUnavailable
-from pooling.selectors.pools import build_status, latest_build, pool_stats
+from pooling.selectors.pool_cache import cached_pool_stats
+from pooling.selectors.pools import build_status, latest_build
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 
 
@@ -44,7 +45,7 @@ class PoolStatsView(APIView):
     )
     def get(self, request: Request, task_id: int) -> Response:
         task = task_for(request.user, task_id)
-        stats = pool_stats(task).as_dict()
+        stats = cached_pool_stats(task).as_dict()
         stats["build"] = build_status(latest_build(task))
         return Response(stats)
 

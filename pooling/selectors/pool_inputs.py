@@ -74,7 +74,7 @@ def pooled_runs(target: RetrievalTask) -> PooledRuns:
     runs = list(
         Run.objects.filter(task=target, status=Run.Status.ACCEPTED)
         .order_by("id")
-        .values("id", "role", "pool_as_primary", "depth_override", "version")
+        .values("id", "role", "pool_as_primary", "depth_override", "is_baseline", "version")
     )
     specs = [
         RunSpec(
@@ -85,7 +85,7 @@ def pooled_runs(target: RetrievalTask) -> PooledRuns:
         )
         for r in runs
     ]
-    openqa: list[int] = []
+    openqa: list[tuple[int, int]] = []  # (run, version)
     if target.kind == RetrievalTask.Kind.ANSWER:
         openqa = list(
             Run.objects.filter(
@@ -95,13 +95,13 @@ def pooled_runs(target: RetrievalTask) -> PooledRuns:
                 status=Run.Status.ACCEPTED,
             )
             .order_by("id")
-            .values_list("id", flat=True)
+            .values_list("id", "version")
         )
     described: list[dict[str, Any]] = [
         {"run": r["id"], **{key: value for key, value in r.items() if key != "id"}} for r in runs
     ]
-    described += [{"run": run_id, "openqa": True} for run_id in openqa]
-    return PooledRuns(specs, openqa, described)
+    described += [{"run": run_id, "openqa": True, "version": v} for run_id, v in openqa]
+    return PooledRuns(specs, [run_id for run_id, _version in openqa], described)
 
 
 def _placeholders(values: Sequence[object]) -> str:

@@ -34,7 +34,8 @@ from pooling.algorithms import (
     topic_rng,
 )
 from pooling.locks import topic_pools_lock
-from pooling.models import Contribution, Hit, PoolBuild, PoolItem
+from pooling.models import Contribution, Hit, PoolBuild, PoolItem, TopicPoolState
+from pooling.selectors.pool_fingerprints import topics_to_build
 from pooling.selectors.pool_inputs import (
     PooledRuns,
     StoredPool,
@@ -83,6 +84,7 @@ def pool_build(
     seed: int | None = None,
     progress: Progress | None = None,
     build: PoolBuild | None = None,
+    full: bool = False,
 ) -> PoolBuild:
     """Build (or rebuild) the pools of ``task`` and return the finished PoolBuild.
 
@@ -90,31 +92,30 @@ def pool_build(
     either task builds the answer task's pools with both tasks' runs. A queued ``build`` runs
     as its current attempt (``build.attempts``) and raises `config.queue.JobSuperseded` when
     the reaper handed it to another attempt, or it was already finished.
+
+    Only topics whose inputs' fingerprint changed since their pool was written are recomputed
+    (issue 14 §3; the others would come out unchanged); ``full`` recomputes every topic, e.g.
+    after the collection's formulas changed, which no fingerprint covers.
     """
-    try:
-        target = pooling_target(task)
-    except RetrievalTask.DoesNotExist as error:
-        message = f"{task} has no answer task whose pools its answers join"
-        if build is not None:  # a queued build: the organizer sees why it failed
-            PoolBuild.objects.filter(pk=build.pk).update(
-                status=PoolBuild.Status.FAILED, error=message, finished_at=timezone.now()
-            )
-        raise PoolBuildError(message) from error
+    target = _target(task, build)
     settings = pool_settings(target, seed)
     runs = pooled_runs(target)
     topics = list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
+    changed, fingerprints = topics_to_build(target.kind, settings, runs, topics, full=full)
+    skipped = len(topics) - len(changed)
     build = _start(build, task, settings, runs, len(topics))
     attempt = build.attempts
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter(topics_recomputed=len(changed), topics_skipped=skipped)
     try:
         with job_heartbeat(model=PoolBuild, job_id=build.pk, attempt=attempt):
-            for start in range(0, len(topics), TOPICS_PER_PASS):
-                chunk = topics[start : start + TOPICS_PER_PASS]
+            for start in range(0, len(changed), TOPICS_PER_PASS):
+                chunk = changed[start : start + TOPICS_PER_PASS]
                 plans = list(_plans(target, settings, runs, chunk))
-                _write_chunk(plans, settings, build, counts, done=start + len(chunk))
-                job_checkpoint("pool_build", start + len(chunk))
+                done = skipped + start + len(chunk)
+                _write_chunk(plans, settings, build, counts, done=done, fingerprints=fingerprints)
+                job_checkpoint("pool_build", done)
                 if progress is not None:
-                    progress(start + len(chunk), len(topics))
+                    progress(done, len(topics))
     except JobSuperseded:
         raise  # another attempt owns the build now: leave its status alone
     except Exception as error:
@@ -123,6 +124,19 @@ def pool_build(
         )
         raise
     return _finish(build, counts, len(topics))
+
+
+def _target(task: RetrievalTask, build: PoolBuild | None) -> RetrievalTask:
+    """``pooling_target``, or a PoolBuildError (and a queued ``build`` marked failed)."""
+    try:
+        return pooling_target(task)
+    except RetrievalTask.DoesNotExist as error:
+        message = f"{task} has no answer task whose pools its answers join"
+        if build is not None:  # a queued build: the organizer sees why it failed
+            PoolBuild.objects.filter(pk=build.pk).update(
+                status=PoolBuild.Status.FAILED, error=message, finished_at=timezone.now()
+            )
+        raise PoolBuildError(message) from error
 
 
 def _start(
@@ -221,9 +235,11 @@ def _write_chunk(
     counts: Counter[str],
     *,
     done: int,
+    fingerprints: dict[int, str],
 ) -> None:
     """Bring the stored pools of a few topics to their plans in one transaction, without
-    losing or re-ordering anything already stored; ``done`` topics are then finished."""
+    losing or re-ordering anything already stored, and record the ``fingerprints`` of the
+    inputs they were built from; ``done`` topics are then finished."""
     topic_ids = [topic_id for topic_id, _number, _plan in chunk]
     changes = _Changes()
     with transaction.atomic():
@@ -242,9 +258,24 @@ def _write_chunk(
             _contribution_changes(plan, ids, stored[topic_id], changes)
             _hit_changes(number, plan, ids, stored[topic_id], settings, changes)
         _write_contributions_and_hits(stored, changes, counts)
+        _remember_inputs(topic_ids, fingerprints, build)
         # In the same transaction: the progress shown never runs ahead of what is stored, and
         # an attempt the reaper replaced (JobSuperseded) writes nothing more.
         job_beat(model=PoolBuild, job_id=build.pk, attempt=build.attempts, topics_done=done)
+
+
+def _remember_inputs(
+    topic_ids: Sequence[int], fingerprints: dict[int, str], build: PoolBuild
+) -> None:
+    TopicPoolState.objects.bulk_create(
+        [
+            TopicPoolState(topic_id=topic_id, fingerprint=fingerprints[topic_id], built_by=build)
+            for topic_id in topic_ids
+        ],
+        update_conflicts=True,
+        unique_fields=["topic"],
+        update_fields=["fingerprint", "built_by"],
+    )
 
 
 def _commit_without_waiting_for_disk() -> None:

@@ -19,14 +19,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.access import organizer_required, task_for
 from config.queue import QueueUnavailable
-from pooling.selectors.pool_export import EXPORT_KINDS, pool_export_lines
-from pooling.selectors.pools import (
-    build_status,
-    latest_build,
-    overlap_matrix,
-    pool_stats,
-    pooled_tasks,
-)
+from pooling.selectors.pool_cache import cached_pool_export, cached_pool_stats
+from pooling.selectors.pool_export import EXPORT_KINDS
+from pooling.selectors.pools import build_status, latest_build, overlap_matrix, pooled_tasks
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 
 
@@ -40,8 +35,8 @@ def pools_index(request: HttpRequest) -> HttpResponse:
 @organizer_required
 def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = task_for(request.user, task_id)
-    stats = pool_stats(task)
     pool_builds_reap()  # a build whose worker died shows as re-queued or failed, not running
+    stats = cached_pool_stats(task)
     build = latest_build(task)
     context = {
         "task": task,
@@ -84,7 +79,7 @@ def pool_export(request: HttpRequest, task_id: int, kind: str) -> StreamingHttpR
         raise Http404("Unknown export")
     task = task_for(request.user, task_id)
     response = StreamingHttpResponse(
-        pool_export_lines(task, kind), content_type="text/tab-separated-values; charset=utf-8"
+        cached_pool_export(task, kind), content_type="text/tab-separated-values; charset=utf-8"
     )
     name = f"{task.campaign.name}-{task.kind}-pool-{kind}.tsv".replace(" ", "_")
     response["Content-Disposition"] = f'attachment; filename="{name}"'

@@ -1,4 +1,5 @@
-"""``manage.py build_pools --campaign C --task T [--seed N]``: build a task's pools here and now."""
+"""``manage.py build_pools --campaign C --task T [--seed N] [--full]``: build a task's pools here
+and now."""
 
 from typing import Any, TextIO, cast
 
@@ -30,6 +31,12 @@ class Command(BaseCommand):
             "--task", required=True, choices=[kind.value for kind in RetrievalTask.Kind]
         )
         parser.add_argument("--seed", type=int, default=None, help="Default: the task's seed")
+        parser.add_argument(
+            "--full",
+            action="store_true",
+            help="Recompute every topic, not only those whose runs or settings changed (e.g. "
+            "after the collection's formulas changed, which the topics' fingerprints miss).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         task = task_from_options(options)
@@ -42,7 +49,9 @@ class Command(BaseCommand):
                 bar.update(done - bar.n)
 
             try:
-                build = pool_build(task=task, seed=options["seed"], progress=progress)
+                build = pool_build(
+                    task=task, seed=options["seed"], progress=progress, full=options["full"]
+                )
             except PoolBuildError as error:
                 raise CommandError(str(error)) from error
         stats = ", ".join(f"{name} {value}" for name, value in build.stats.items()) or "no change"

@@ -1,0 +1,102 @@
+"""Pool statistics and exports cached per build (issue 14 §4).
+
+A task's pools change only when a build writes them, so what the pool page, the statistics
+JSON and the TSV exports show is cached under a key holding the task, the latest build of its
+campaign (id and finish time: a rebuilt database reusing ids does not match old entries) and a
+digest of the campaign's runs as the figures label them (tag, team, role, flags, version), so
+the next build — or an organizer's edit of a run — makes a new key. Nothing is cached while a
+build of the campaign is queued or running: its half-written pools are read fresh.
+
+The cache is Django's (Redis in production, failing soft: config/cache.py), so a miss, an
+eviction or a Redis outage simply recomputes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from collections.abc import Iterator
+
+from django.core.cache import cache
+from django.db.models import Exists, F, Subquery
+
+from collection.models import RetrievalTask
+from pooling.models import PoolBuild, Run
+from pooling.selectors.pool_export import pool_export_lines
+from pooling.selectors.pool_inputs import pooled_task
+from pooling.selectors.pools import PoolStats, pool_stats
+
+CACHE_SECONDS = 7 * 24 * 3600  # a key is dead once the next build finishes; this bounds Redis
+_ACTIVE = (PoolBuild.Status.PENDING, PoolBuild.Status.RUNNING)
+# What the figures and exports show of a run: an edit of any of these changes the key.
+_RUN_FIELDS = (
+    *("id", "tag", "team__name", "role", "status", "version"),
+    *("is_baseline", "pool_as_primary", "depth_override"),
+)
+_CHUNK = 1 << 16  # characters per piece of a cached export sent to the client
+
+
+def pool_cache_key(task: RetrievalTask, name: str) -> str | None:
+    """The key of ``name`` (figures or an export) of ``task``'s pools; None: do not cache.
+
+    One query: the campaign's runs, each with the latest build's id and finish time and
+    whether a build is under way (the same on every row)."""
+    campaigns = {task.campaign_id, pooled_task(task).campaign_id}
+    builds = PoolBuild.objects.filter(task__campaign_id__in=campaigns)
+    rows = list(
+        Run.objects.filter(task__campaign_id__in=campaigns)
+        .order_by("id")
+        .annotate(
+            last_build=Subquery(builds.order_by("-id").values("id")[:1]),
+            last_finished=Subquery(
+                builds.order_by(F("finished_at").desc(nulls_last=True)).values("finished_at")[:1]
+            ),
+            building=Exists(builds.filter(status__in=_ACTIVE)),
+        )
+        .values_list(*_RUN_FIELDS, "last_build", "last_finished", "building")
+    )
+    if not rows or rows[0][-3] is None or rows[0][-1]:
+        return None  # no runs or no build yet (nothing to cache), or a build under way
+    digest = hashlib.sha256(repr([row[: len(_RUN_FIELDS)] for row in rows]).encode())
+    last, finished = rows[0][-3], rows[0][-2]
+    stamp = finished.isoformat() if finished else ""
+    return f"pools:{name}:{task.pk}:{last}:{stamp}:{digest.hexdigest()[:32]}"
+
+
+def cached_pool_stats(task: RetrievalTask) -> PoolStats:
+    """``pool_stats(task)``, from the cache when the pools did not change since."""
+    key = pool_cache_key(task, "stats")
+    if key is None:
+        return pool_stats(task)
+    stats = cache.get(key)
+    if not isinstance(stats, PoolStats):
+        stats = pool_stats(task)
+        cache.set(key, stats, CACHE_SECONDS)
+    return stats
+
+
+def cached_pool_export(task: RetrievalTask, kind: str) -> Iterator[str]:
+    """``pool_export_lines(task, kind)``, from the cache when the pools did not change since.
+
+    A miss streams the lines as they are read and caches the whole text (compressed: TSV
+    shrinks about tenfold) once the last line was sent; a download cut short caches nothing."""
+    key = pool_cache_key(task, f"export-{kind}")
+    if key is None:
+        return pool_export_lines(task, kind)
+    packed = cache.get(key)
+    if isinstance(packed, bytes):
+        return _pieces(zlib.decompress(packed).decode())
+    return _caching(pool_export_lines(task, kind), key)
+
+
+def _pieces(text: str) -> Iterator[str]:
+    for start in range(0, len(text), _CHUNK):
+        yield text[start : start + _CHUNK]
+
+
+def _caching(lines: Iterator[str], key: str) -> Iterator[str]:
+    sent: list[str] = []
+    for line in lines:
+        sent.append(line)
+        yield line
+    cache.set(key, zlib.compress("".join(sent).encode(), 6), CACHE_SECONDS)
