@@ -1,6 +1,7 @@
 """Fingerprints of each topic's pool inputs, so a rebuild recomputes only what changed.
 
-Issue 14 §3. A topic's pool depends on the pooling settings (seed included), its number (the
+Issue 14 §3. A topic's pool depends on the pooling settings (seed included), for formula
+tasks on the collection's formula index (the newest import that changed it), its number (the
 display-order and instance seeds, and how open-QA answers join it) and the rows of the runs
 that have rows for it. Rows only change with a run's ``version`` (a replacement bumps it) or
 its status (a withdrawn run leaves ``PooledRuns``), so a topic's fingerprint hashes the
@@ -18,7 +19,7 @@ from typing import Any
 
 from django.db import connection
 
-from collection.models import Topic
+from collection.models import CollectionImport, Topic
 from pooling.algorithms import PoolSettings
 from pooling.models import RunRow, TopicPoolState
 from pooling.selectors.pool_inputs import PooledRuns
@@ -72,6 +73,8 @@ def topic_fingerprints(
         else:
             topic_runs[topic_id].add(run_id)
     common: dict[str, Any] = {"kind": kind, "settings": settings.as_dict()}
+    if kind == "formula":  # visual ids come from the collection's formula index
+        common["formula_index"] = formula_index_state()
     found = {}
     for topic_id, number in topics:
         inputs = {
@@ -82,6 +85,21 @@ def topic_fingerprints(
         encoded = json.dumps(inputs, sort_keys=True, separators=(",", ":")).encode()
         found[topic_id] = hashlib.sha256(encoded).hexdigest()
     return found
+
+
+def formula_index_state() -> int | None:
+    """The newest import that changed the formula index (or its SLT, which computes visual ids
+    where none are given): a formula pool built before it may group instances differently."""
+    return (
+        CollectionImport.objects.filter(
+            role__in=[CollectionImport.Role.FORMULAS, CollectionImport.Role.SLT],
+            status=CollectionImport.Status.FINISHED,
+            changed=True,
+        )
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
 
 
 def stored_fingerprints(topic_ids: Sequence[int]) -> dict[int, str]:

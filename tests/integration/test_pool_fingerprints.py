@@ -5,7 +5,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from collection.models import RetrievalTask
+from collection.models import CollectionImport, RetrievalTask
 from pooling.models import Run, RunRow, TopicPoolState
 from pooling.services.pools import pool_build
 from tests.factories.collection import CampaignFactory, RetrievalTaskFactory
@@ -125,6 +125,30 @@ def test_formula_rebuild_equals_a_full_rebuild_when_late_run_covers_two_topics()
         pools.append(pool_snapshot(task))
 
     assert pools[0] == pools[1]
+
+
+def test_formula_rebuild_recomputes_every_topic_when_the_formula_index_changed() -> None:
+    formula_collection(formulas=200, visual_ids=40)
+    task = RetrievalTaskFactory.create(
+        campaign=CampaignFactory.create(name="Formula-index"), kind="formula", primary_k=6
+    )
+    topics = make_topics(task, 3, prefix="B")
+    load_formula_rows(
+        make_run(task, "f1"), {t.pk: list(range(i, 200, 5)) for i, t in enumerate(topics)}
+    )
+    pool_build(task=task)
+    assert pool_build(task=task).stats["topics_recomputed"] == 0
+    # A re-import that changed the index (visual ids may group instances otherwise).
+    CollectionImport.objects.create(
+        role=CollectionImport.Role.FORMULAS,
+        path="/data/latex_representation_v3.tsv",
+        size=1,
+        mtime_ns=1,
+        ctime_ns=1,
+        status=CollectionImport.Status.FINISHED,
+        changed=True,
+    )
+    assert pool_build(task=task).stats["topics_recomputed"] == 3
 
 
 def test_build_pools_full_recomputes_every_topic_when_nothing_changed() -> None:
