@@ -14,8 +14,13 @@ and one revision each (retries add none). Prints requests per second, p50/p95/p9
 judging page and of submit, errors, lost and doubled judgments.
 Targets on the 2-core machine: p95 < 50 ms for both, zero lost, zero errors.
 
+Then Turkle, the tool ARQMath judged with, is measured the same way on the same items
+(bench/judging_peer_turkle/: its own venv under var/bench/, database ``bench_turkle``, port + 1)
+and printed beside qrelsmith with the p95 ratios. A peer that cannot run (no network for the
+install, say) prints "peer unavailable: why" and never fails the benchmark; ``--no-peer`` skips it.
+
     .venv/bin/python bench/judging_load.py [--small] [--assessors 50] [--hits 200]
-        [--think-ms 1000] [--workers 5] [--threads 2] [--client-procs 2] [--keep-db]
+        [--think-ms 1000] [--workers 5] [--threads 2] [--client-procs 2] [--keep-db] [--no-peer]
 
 Think time: real ARQMath assessors took 26-83 s per judgment; the default one second (mean,
 exponential) before and after each submit makes an item take ~2 s, over ten times faster than
@@ -476,7 +481,7 @@ def main() -> None:
         "targets (p95 < 50 ms both, zero lost/doubled/errors): "
         + ("met" if p95_ok and clean else "NOT met")
     )
-    report_peer((total.page_ms, total.submit_ms, total.requests / wall), spec, admin_url, options)
+    report_peer((total.page_ms, total.submit_ms, total.requests, wall), spec, admin_url, options)
     if not clean:
         sys.exit(1)
 
