@@ -14,8 +14,13 @@ and one revision each (retries add none). Prints requests per second, p50/p95/p9
 judging page and of submit, errors, lost and doubled judgments.
 Targets on the 2-core machine: p95 < 50 ms for both, zero lost, zero errors.
 
+Then Turkle, the tool ARQMath judged with, is measured the same way on the same items
+(bench/judging_peer_turkle/: its own venv under var/bench/, database ``bench_turkle``, port + 1)
+and printed beside qrelsmith with the p95 ratios. A peer that cannot run (no network for the
+install, say) prints "peer unavailable: why" and never fails the benchmark; ``--no-peer`` skips it.
+
     .venv/bin/python bench/judging_load.py [--small] [--assessors 50] [--hits 200]
-        [--think-ms 1000] [--workers 5] [--threads 2] [--client-procs 2] [--keep-db]
+        [--think-ms 1000] [--workers 5] [--threads 2] [--client-procs 2] [--keep-db] [--no-peer]
 
 Think time: real ARQMath assessors took 26-83 s per judgment; the default one second (mean,
 exponential) before and after each submit makes an item take ~2 s, over ten times faster than
@@ -34,7 +39,6 @@ import os
 import random
 import secrets
 import signal
-import statistics
 import subprocess
 import sys
 import threading
@@ -89,6 +93,7 @@ class Assessor:
 
 def seed(assessors: int, hits: int, formula_share: float, rng: random.Random) -> list[Assessor]:
     """Users, topics, posts, formulas, pools and assignments; logged-in sessions."""
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.auth.models import User
     from django.contrib.sessions.backends.db import SessionStore
@@ -173,7 +178,8 @@ def seed(assessors: int, hits: int, formula_share: float, rng: random.Random) ->
         assignment = Assignment.objects.create(topic=topic, assessor=user, purpose="official")
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        # The backend a password login records (the last: the lockout backend only guards).
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         people.append(
@@ -309,7 +315,9 @@ def client_process(args: tuple[int, list[Assessor], float, float, int]) -> Outco
 
 
 # ---- gunicorn ------------------------------------------------------------------------------
-def start_gunicorn(port: int, db_url: str, workers: int, threads: int) -> subprocess.Popen:
+def start_qrelsmith(port: int, db_url: str, workers: int, threads: int) -> subprocess.Popen:
+    from bench.load_common import start_gunicorn
+
     env = {
         **os.environ,
         "DATABASE_URL": db_url,
@@ -319,38 +327,19 @@ def start_gunicorn(port: int, db_url: str, workers: int, threads: int) -> subpro
         "LOG_LEVEL": "WARNING",
     }
     env.pop("REDIS_URL", None)  # no Celery work here; keeps the cache in-process
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "gunicorn"),
+    try:
+        return start_gunicorn(
+            Path(sys.executable).parent / "gunicorn",
             "config.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--worker-class",
-            "gthread",
-            "--workers",
-            str(workers),
-            "--threads",
-            str(threads),
-            "--keep-alive",
-            "30",
-            "--preload",  # import the app once, before the workers fork
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-    )
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
-            if connection.getresponse().status == 200:
-                return server
-        except OSError:
-            time.sleep(0.3)
-    server.kill()
-    sys.exit("gunicorn did not answer /healthz within 30 s")
+            port=port,
+            workers=workers,
+            threads=threads,
+            cwd=REPO,
+            env=env,
+            ready_path="/healthz",
+        )
+    except RuntimeError as error:
+        sys.exit(str(error))
 
 
 def warm_up(port: int, assessor: Assessor, requests: int) -> None:
@@ -365,16 +354,6 @@ def warm_up(port: int, assessor: Assessor, requests: int) -> None:
         )
         if session.connection is not None:
             session.connection.close()
-
-
-def percentile(values: list[float], q: int) -> float:
-    if not values:
-        return float("nan")
-    return (
-        statistics.quantiles(values, n=100, method="inclusive")[q - 1]
-        if len(values) > 1
-        else values[0]
-    )
 
 
 def verify(sent: dict[tuple[int, int], int]) -> tuple[int, int, int, int]:
@@ -409,6 +388,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8197)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument("--no-peer", action="store_true", help="do not measure Turkle")
     options = parser.parse_args()
     if options.small:
         options.assessors, options.hits = 5, 20
@@ -426,6 +406,10 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connections
 
+    from bench.judging_peer_turkle import peer_spec
+    from bench.judging_peer_turkle import report as report_peer
+    from bench.load_common import percentile
+
     call_command("migrate", verbosity=0)
     rng = random.Random(options.seed)
     start = time.perf_counter()
@@ -435,9 +419,10 @@ def main() -> None:
         f"({round(options.assessors * options.formula_share)} on formula topics, "
         f"{FORMULA_HITS} hits per formula item) in {time.perf_counter() - start:.1f} s"
     )
+    spec = None if options.no_peer else peer_spec(people)
     connections.close_all()
 
-    server = start_gunicorn(options.port, db_url, options.workers, options.threads)
+    server = start_qrelsmith(options.port, db_url, options.workers, options.threads)
     warm_up(options.port, people[0], options.workers * options.threads * 3)
     try:
         shares = [people[i :: options.client_procs] for i in range(options.client_procs)]
@@ -496,6 +481,7 @@ def main() -> None:
         "targets (p95 < 50 ms both, zero lost/doubled/errors): "
         + ("met" if p95_ok and clean else "NOT met")
     )
+    report_peer((total.page_ms, total.submit_ms, total.requests, wall), spec, admin_url, options)
     if not clean:
         sys.exit(1)
 
