@@ -131,13 +131,18 @@ def prime(scores: Scores, grades: Grades) -> Scores:
 
 def judged_fraction_at_10(scores: Scores, grades: Grades) -> dict[str, float]:
     """Per qrels topic of the run: share of its top 10 (trec_eval order) that is judged."""
+    return judged_fraction(scores, grades, TOP)
+
+
+def judged_fraction(scores: Scores, grades: Grades, k: int) -> dict[str, float]:
+    """Per qrels topic of the run: share of its top k (trec_eval order) that is judged."""
     fractions: dict[str, float] = {}
     for topic, docs in scores.items():
         judged = grades.get(topic)
         if judged is None or not docs:
             continue
-        # (score, doc) tuples compare in C: the largest are trec_eval's first ten.
-        top = heapq.nlargest(TOP, zip(docs.values(), docs.keys(), strict=True))
+        # (score, doc) tuples compare in C: the largest are trec_eval's first k.
+        top = heapq.nlargest(k, zip(docs.values(), docs.keys(), strict=True))
         fractions[topic] = sum(1 for _, d in top if d in judged) / len(top)
     return fractions
 

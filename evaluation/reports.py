@@ -162,3 +162,73 @@ def _latex_escape(text: str) -> str:
     for char in "#$":
         text = text.replace(char, "\\" + char)
     return text
+
+
+# Any measures (``evaluate --measure``): rows carry a ``measures`` map and ``per_topic`` values.
+def _measure_names(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    return list(rows[0]["measures"]) if rows else []
+
+
+def _measure_lines(rows: Sequence[Mapping[str, Any]], per_topic: bool) -> list[list[Any]]:
+    """[run, topic, values...] rows: the mean ("all") then, if asked, each topic."""
+    names = _measure_names(rows)
+    lines: list[list[Any]] = []
+    for row in rows:
+        lines.append([row["run"], "all", *(row["measures"][n] for n in names)])
+        if per_topic:
+            for topic, values in sorted(row["per_topic"].items()):
+                lines.append([row["run"], topic, *(values.get(n, 0.0) for n in names)])
+    return lines
+
+
+def measures_table(rows: Sequence[Mapping[str, Any]], per_topic: bool = False) -> str:
+    """trec_eval's layout: measure, topic ("all" for the mean), value, one run after another."""
+    names = _measure_names(rows)
+    out = []
+    for line in _measure_lines(rows, per_topic):
+        run, topic, values = line[0], line[1], line[2:]
+        out += [
+            f"{name:<24}\t{topic}\t{float(v):.4f}\t{run}"
+            for name, v in zip(names, values, strict=True)
+        ]
+    notes = [textwrap.fill(note, 100) for note in average_notes(rows)]
+    return "\n".join(out + ([""] if notes else []) + notes) + "\n"
+
+
+def measures_csv(rows: Sequence[Mapping[str, Any]], per_topic: bool = False) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(safe_row(["run", "topic", *_measure_names(rows)]))
+    for line in _measure_lines(rows, per_topic):
+        writer.writerow([safe_cell(cell) for cell in line])
+    return out.getvalue()
+
+
+def measures_json(rows: Sequence[Mapping[str, Any]], per_topic: bool = False) -> str:
+    """One object per run with its ``measures`` map (and ``per_topic`` if asked)."""
+    shown = [{k: v for k, v in r.items() if per_topic or k != "per_topic"} for r in rows]
+    return json.dumps(shown, indent=2) + "\n"
+
+
+def measures_latex(rows: Sequence[Mapping[str, Any]], per_topic: bool = False) -> str:
+    """A booktabs table of the means, one row per run (per-topic values are not typeset)."""
+    names = _measure_names(rows)
+    lines = [f"% {note}" for note in average_notes(rows)] + [
+        "\\begin{tabular}{l" + "r" * len(names) + "}",
+        "\\toprule",
+        "Run & " + " & ".join(_latex_escape(n) for n in names) + " \\\\",
+        "\\midrule",
+    ]
+    for row in rows:
+        cells = [f"{float(row['measures'][n]):.4f}" for n in names]
+        lines.append(f"{_latex_escape(str(row['run']))} & " + " & ".join(cells) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+MEASURE_RENDERERS = {
+    "table": measures_table,
+    "csv": measures_csv,
+    "json": measures_json,
+    "latex": measures_latex,
+}

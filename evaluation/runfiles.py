@@ -26,8 +26,10 @@ from evaluation.measures import (
     dedup_first,
     evaluate_formula_run,
     evaluate_openqa_answers,
+    formula_scores_by_visual_id,
 )
 from evaluation.qrels import TaskKind, qrels_grades, qrels_read_path
+from evaluation.trec_measures import MeasureEvaluator, parse_measures
 from pooling.formats import ParsedRun, RunContext, RunFormat, detect_format, read_run_path
 
 # (topic, doc, score, tag) columns of each layout; Task 3's doc is the topic (one answer each).
@@ -300,3 +302,52 @@ def evaluate_run_files(
         {"file": run.file, "format": run.format, **result.as_dict()}
         for run, result in zip(runs, results, strict=True)
     ]
+
+
+def evaluate_run_files_measures(
+    qrels_path: str | Path,
+    run_paths: Sequence[str | Path],
+    measure_names: Sequence[str],
+    *,
+    kind: TaskKind = "answer",
+    formula_index: str | Path | None = None,
+    average: Average = "all",
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    depth: int | None = None,
+) -> list[dict[str, object]]:
+    """Any trec_eval / ir_measures measures for run files: one dict per run, in order."""
+    if kind == "openqa":
+        raise RunFileError("--measure is for ranked runs (--task answer or formula)")
+    measures = parse_measures(measure_names)  # a bad name fails before any file is read
+    grades = qrels_grades(qrels_read_path(qrels_path), kind=kind)
+    runs = [read_evaluation_run(path, task_kind=kind) for path in run_paths]
+    evaluator = MeasureEvaluator(
+        grades, measures, relevance_level=relevance_level, judged_only=judged_only, depth=depth
+    )
+    visual_ids: dict[str, str] = {}
+    if kind == "formula":
+        if formula_index is None:
+            raise RunFileError("formula runs need --formula-index to map ids to visual ids")
+        visual_ids = read_formula_index(formula_index, formula_ids_of(runs))
+    found: list[dict[str, object]] = []
+    for run in runs:
+        scores = (
+            formula_scores_by_visual_id(run.rows, visual_ids)[0]
+            if kind == "formula"
+            else run.scores()
+        )
+        result = evaluator.evaluate(scores, average=average)
+        found.append(
+            {
+                "run": run.tag,
+                "file": run.file,
+                "format": run.format,
+                "measures": result.measures,
+                "topics": result.topics,
+                "run_topics": result.run_topics,
+                "average": average,
+                "per_topic": result.per_topic,
+            }
+        )
+    return found

@@ -10,6 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 PURE_PACKAGES = ["pooling/algorithms", "pooling/formats", "collection/formats"]
 PURE_MODULES = [
     "evaluation/measures.py",
+    "evaluation/trec_measures.py",
     "evaluation/qrels.py",
     "evaluation/readiness.py",
     "evaluation/answers.py",

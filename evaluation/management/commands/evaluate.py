@@ -8,8 +8,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.answers import AnswerMapError
 from evaluation.qrels import QrelsFormatError
-from evaluation.reports import RENDERERS
-from evaluation.runfiles import RunFileError, evaluate_run_files
+from evaluation.reports import MEASURE_RENDERERS, RENDERERS
+from evaluation.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
+from evaluation.trec_measures import MeasureNameError
 
 
 class Command(BaseCommand):
@@ -44,8 +45,46 @@ class Command(BaseCommand):
             "scripts, trec_eval without -c); in the app each task sets it",
         )
         parser.add_argument("--format", choices=sorted(RENDERERS), default="table")
+        parser.add_argument(
+            "--measure",
+            action="append",
+            dest="measures",
+            metavar="NAME",
+            help="any trec_eval measure (map, P_10, P.5,10, ndcg_cut_10, bpref, ...) or "
+            "ir_measures name (nDCG@10, AP(rel=2), Judged@10); repeatable. Without it: "
+            "ARQMath's prime measures",
+        )
+        parser.add_argument(
+            "--relevance-level",
+            type=int,
+            default=1,
+            metavar="N",
+            help="with --measure: lowest grade counted relevant (trec_eval -l; default 1)",
+        )
+        parser.add_argument(
+            "--judged-only",
+            action="store_true",
+            help="with --measure: drop unjudged documents first (ARQMath's prime measures)",
+        )
+        parser.add_argument(
+            "--depth",
+            type=int,
+            metavar="M",
+            help="with --measure: keep each topic's first M documents (trec_eval -M)",
+        )
+        parser.add_argument(
+            "--per-topic",
+            action="store_true",
+            help="with --measure: per-topic values too (rows per topic; JSON per_topic)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["measures"]:
+            self._measures(options)
+            return
+        for flag in ("judged_only", "per_topic", "depth"):
+            if options[flag]:
+                raise CommandError(f"--{flag.replace('_', '-')} needs --measure")
         try:
             rows = evaluate_run_files(
                 options["qrels"],
@@ -62,3 +101,23 @@ class Command(BaseCommand):
                 for note in row["notes"]:  # type: ignore[attr-defined]
                     self.stderr.write(f"{row['file']}: {note}")
         self.stdout.write(RENDERERS[options["format"]](rows, options["kind"]), ending="")
+
+    def _measures(self, options: dict[str, Any]) -> None:
+        if options["depth"] is not None and options["depth"] < 1:
+            raise CommandError(f"--depth must be at least 1, not {options['depth']}")
+        try:
+            rows = evaluate_run_files_measures(
+                options["qrels"],
+                options["runs"],
+                options["measures"],
+                kind=options["kind"],
+                formula_index=options["formula_index"],
+                average=options["average"],
+                relevance_level=options["relevance_level"],
+                judged_only=options["judged_only"],
+                depth=options["depth"],
+            )
+        except (MeasureNameError, QrelsFormatError, RunFileError, OSError) as error:
+            raise CommandError(str(error)) from error
+        render = MEASURE_RENDERERS[options["format"]]
+        self.stdout.write(render(rows, options["per_topic"]), ending="")

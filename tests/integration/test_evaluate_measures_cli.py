@@ -1,0 +1,99 @@
+"""``manage.py evaluate --measure``: real ARQMath figures, formats, per-topic values, errors."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+PUBLISHED = {  # ../shared/data/arqmath/README.md: nDCG', P'@10 over all 77 qrels topics
+    "MathDowsers-alpha05noReRank-prime.tsv": (0.3446, 0.1623),
+    "MIRMU-Ensemble-prime.tsv": (0.2378, 0.1390),
+    "LinkedMSE-baseline-prime.tsv": (0.2791, 0.3857),
+}
+QRELS = "1\t0\ta\t2\n1\t0\tb\t0\n1\t0\tc\t1\n2\t0\tx\t1\n"
+RUN = "1 Q0 d 1 3.0 R\n1 Q0 b 2 2.0 R\n1 Q0 a 3 1.0 R\n"
+
+
+def run_cli(*args: str) -> str:
+    out = io.StringIO()
+    call_command("evaluate", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def small_files(tmp_path: Path) -> tuple[str, str]:
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    return str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")
+
+
+def test_measures_give_published_prime_figures_when_real_arqmath_runs(
+    arqmath_data: Path,
+) -> None:
+    runs = sorted(str(p) for p in (arqmath_data / "runs" / "2020-task1").glob("*.tsv"))
+    qrels = str(arqmath_data / "qrels" / "2020" / "task1-qrels.tsv")
+    args = ["--measure", "ndcg", "--measure", "P_10", "--relevance-level", "2"]
+    rows = json.loads(run_cli("--qrels", qrels, *runs, *args, "--judged-only", "--format", "json"))
+    got = {r["file"]: r for r in rows}
+    assert set(got) == set(PUBLISHED)
+    for file, (ndcg, p10) in PUBLISHED.items():
+        assert f"{got[file]['measures']['ndcg']:.4f}" == f"{ndcg:.4f}", file
+        assert f"{got[file]['measures']['P_10']:.4f}" == f"{p10:.4f}", file
+        assert got[file]["topics"] == 77
+        assert "per_topic" not in got[file]
+
+
+def test_measures_print_trec_eval_layout_when_table_and_per_topic(tmp_path: Path) -> None:
+    qrels, run = small_files(tmp_path)
+    out = run_cli("--qrels", qrels, run, "--measure", "P.2,3", "--per-topic")
+    lines = [line.split("\t") for line in out.splitlines() if "\t" in line]
+    assert [(m.strip(), t, v) for m, t, v, _ in lines] == [
+        ("P_2", "all", "0.0000"),  # topic 2 is missing from the run: 0 (average all)
+        ("P_3", "all", "0.1667"),
+        ("P_2", "1", "0.0000"),
+        ("P_3", "1", "0.3333"),
+    ]
+
+
+def test_measures_json_has_per_topic_map_when_per_topic(tmp_path: Path) -> None:
+    qrels, run = small_files(tmp_path)
+    [row] = json.loads(
+        run_cli(
+            "--qrels", qrels, run, "--measure", "Judged@2", "--measure", "P(rel=2)@3",
+            "--judged-only", "--average", "run", "--per-topic", "--format", "json",
+        )
+    )  # fmt: skip
+    assert row["measures"] == {"Judged@2": 0.5, "P(rel=2)@3": pytest.approx(1 / 3)}
+    assert row["per_topic"]["1"]["Judged@2"] == 0.5
+    assert row["topics"] == 1
+
+
+def test_measures_csv_cells_are_safe_when_run_tag_is_a_formula(tmp_path: Path) -> None:
+    qrels, _ = small_files(tmp_path)
+    (tmp_path / "evil.txt").write_text("1 Q0 a 1 1.0 =cmd\n")
+    out = run_cli(
+        "--qrels", qrels, str(tmp_path / "evil.txt"), "--measure", "map", "--format", "csv"
+    )
+    assert out.splitlines()[0] == "run,topic,map"
+    assert out.splitlines()[1].startswith("'=cmd,all,")
+
+
+def test_depth_cuts_each_topic_when_depth_given(tmp_path: Path) -> None:
+    qrels, run = small_files(tmp_path)
+    args = ["--measure", "num_ret", "--depth", "2", "--average", "run", "--format", "json"]
+    [row] = json.loads(run_cli("--qrels", qrels, run, *args))
+    assert row["measures"]["num_ret"] == 2
+
+
+def test_bad_measure_is_named_when_unknown(tmp_path: Path) -> None:
+    qrels, run = small_files(tmp_path)
+    with pytest.raises(CommandError, match=r"unknown measure 'nDGC@10'.*examples: map"):
+        run_cli("--qrels", qrels, run, "--measure", "nDGC@10")
+
+
+def test_measure_options_need_measure_when_given_alone(tmp_path: Path) -> None:
+    qrels, run = small_files(tmp_path)
+    with pytest.raises(CommandError, match="--judged-only needs --measure"):
+        run_cli("--qrels", qrels, run, "--judged-only")
