@@ -97,3 +97,41 @@ def test_measure_options_need_measure_when_given_alone(tmp_path: Path) -> None:
     qrels, run = small_files(tmp_path)
     with pytest.raises(CommandError, match="--judged-only needs --measure"):
         run_cli("--qrels", qrels, run, "--judged-only")
+
+
+INDEX = (
+    "id\tpost_id\tthread_id\ttype\tcomment_id\told_visual_id\tvisual_id\tissue\tformula\n"
+    "11\t1\t1\tanswer\t\t5\t500\t\tx^2\n"
+    "12\t2\t2\tanswer\t\t5\t500\t\tx^{2}\n"
+    "13\t3\t3\tanswer\t\t6\t600\t\ty+1\n"
+)
+
+
+def test_formula_run_is_scored_by_visual_id_when_measure_given(tmp_path: Path) -> None:
+    (tmp_path / "qrels.tsv").write_text("B.1\t0\t500\t3\nB.1\t0\t600\t0\n")
+    (tmp_path / "index.tsv").write_text(INDEX)
+    # f11 and f12 share visual id 500: one relevant visual id, then 600 (not relevant).
+    (tmp_path / "run.tsv").write_text(
+        "B.1\t11\t1\t1\t9.0\tR\nB.1\t12\t2\t2\t8.0\tR\nB.1\t13\t3\t3\t7.0\tR\n"
+    )
+    [row] = json.loads(
+        run_cli(
+            "--qrels", str(tmp_path / "qrels.tsv"), str(tmp_path / "run.tsv"),
+            "--task", "formula", "--formula-index", str(tmp_path / "index.tsv"),
+            "--measure", "P_2", "--measure", "num_ret", "--format", "json",
+        )
+    )  # fmt: skip
+    assert row["measures"] == {"P_2": 0.5, "num_ret": 2.0}
+
+
+def test_latex_lists_means_when_measures_given(tmp_path: Path) -> None:
+    qrels, run = small_files(tmp_path)
+    out = run_cli("--qrels", qrels, run, "--measure", "P_3", "--format", "latex")
+    assert "Run & P\\_3 \\\\" in out
+    assert "R & 0.1667 \\\\" in out
+
+
+def test_open_qa_is_refused_when_measure_given(tmp_path: Path) -> None:
+    qrels, run = small_files(tmp_path)
+    with pytest.raises(CommandError, match="--measure is for ranked runs"):
+        run_cli("--qrels", qrels, run, "--task", "openqa", "--measure", "map")
