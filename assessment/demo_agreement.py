@@ -30,6 +30,7 @@ from assessment.models import Assignment, Judgment, JudgmentRevision
 from assessment.services.assignments import assignments_balance, dual_assignments_create
 from assessment.services.training import training_round_create, training_round_submit
 from collection.models import Campaign, RetrievalTask
+from config.access import assessor_candidates
 from pooling.models import Contribution, Hit, PoolItem
 from pooling.services.pools import pool_build
 
@@ -169,9 +170,7 @@ def _assessors() -> list[User]:
         if created:
             user.set_unusable_password()
             user.save(update_fields=["password"])
-    return list(
-        User.objects.filter(is_staff=False, is_active=True, teams__isnull=True).order_by("id")
-    )
+    return list(assessor_candidates().order_by("id"))
 
 
 def _judge_assignments(

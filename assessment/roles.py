@@ -1,10 +1,11 @@
 """Who sees which menu: organizers everything, participants their runs and results, assessors
 their assignments (one home for the rule; templates read ``menu``).
 
-An organizer is a staff user; a participant is a member of a team; an assessor is anyone with
-an active assignment, and every logged-in user who is not a participant (an assessor waiting
-for topics still lands on /assess/). Whether a user is in a team or holds an assignment comes
-with the user row itself (``RoleAwareBackend``), so the menu costs no query on any page.
+An organizer is who ``config.access.is_organizer`` says; a participant is a member of a team;
+an assessor is anyone with an active assignment, and every logged-in user who is not a
+participant (an assessor waiting for topics still lands on /assess/). Whether a user is in a
+team or holds an assignment comes with the user row itself (``RoleAwareBackend``), so the menu
+costs no query on any page.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from assessment.models import Assignment
+from config.access import is_organizer
 from pooling.models import Team
 
 __all__ = ["Menu", "RoleAwareBackend", "menu", "menu_for"]
@@ -54,7 +56,7 @@ def menu_for(user: Any) -> Menu:
     """The menu entries a user can use."""
     if user is None or not user.is_authenticated:
         return Menu()
-    if user.is_staff:
+    if is_organizer(user):
         return Menu(assess=True, runs=True, results=True, organize=True)
     if not hasattr(user, "in_team"):  # loaded some other way (a token, a test): ask
         user = _with_roles(get_user_model()._default_manager.filter(pk=user.pk)).first()
