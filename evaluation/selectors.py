@@ -12,7 +12,7 @@ from django.db.models import Q, QuerySet
 from assessment.models import Adjudication, Assignment, Judgment
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
-from config.access import is_organizer, results_visible_to
+from config.access import is_organizer, results_visible_to, runs_visible_to
 from config.params import parse_id
 from evaluation.answers import answer_id
 from evaluation.measures import RankedRow, RunRow
@@ -232,7 +232,7 @@ def runs_not_scored(task: RetrievalTask, qrels: QrelsVersion, *, user: Any) -> l
         pk__in=EvaluationResult.objects.filter(CURRENT_RESULT, qrels=qrels).values("run_id")
     )
     if not _sees_all(user):
-        runs = runs.filter(team__members=user)
+        runs = runs.filter(pk__in=runs_visible_to(user, task).values("pk"))
     stale = dict(
         EvaluationResult.objects.filter(qrels=qrels, run__in=runs).values_list(
             "run_id", "run_version"

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collection.models import RetrievalTask
+from config.access import is_organizer
 from evaluation.models import QrelsVersion
 from evaluation.services import PublicationError, results_publish, results_withdraw
 
@@ -36,8 +37,8 @@ class Command(BaseCommand):
             raise CommandError(f"no campaign {options['campaign']!r} with a {options['task']} task")
         by = None
         if options["by"]:
-            by = get_user_model().objects.filter(username=options["by"], is_staff=True).first()
-            if by is None:
+            by = get_user_model().objects.filter(username=options["by"]).first()
+            if not is_organizer(by):
                 raise CommandError(f"no organizer (staff user) named {options['by']!r}")
         try:
             if options["withdraw"]:
