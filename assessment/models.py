@@ -58,6 +58,7 @@ class TrainingRound(models.Model):
     class GoldSource(models.TextChoices):
         QRELS = "qrels", "Imported qrels"
         EXPERT = "expert", "An expert assessor"
+        MACHINE = "machine", "A machine judge"
 
     task = models.ForeignKey(
         RetrievalTask, on_delete=models.CASCADE, related_name="training_rounds"
@@ -66,6 +67,9 @@ class TrainingRound(models.Model):
     gold_source = models.CharField(max_length=10, choices=GoldSource.choices)
     expert = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    machine_judge = models.ForeignKey(
+        "MachineJudge", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     show_gold_after_submit = models.BooleanField(default=False)
     items = models.ManyToManyField(PoolItem, blank=True, related_name="training_rounds")
@@ -116,6 +120,7 @@ class Assignment(models.Model):
         OFFICIAL = "official"
         DUAL = "dual"
         TRAINING = "training"
+        MACHINE = "machine"  # a machine judge's grades for one topic (MachineJudge)
 
     class Handover(models.TextChoices):
         NONE = "", "Not a move"
@@ -197,6 +202,46 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.number} → {self.assessor} ({self.purpose})"
+
+
+class MachineJudge(models.Model):
+    """A judge that is not a person (issue 13 §6): an LLM judge, last year's qrels, ...
+
+    Its grades are imported, not given in the judging page: they are Judgments of ``account``
+    (an inactive user that can never log in) under one ``machine`` assignment per topic, so the
+    agreement tables compare it with every human like one more assessor. It never reaches an
+    assessor's page, and counts toward its task's qrels only with ``counts_in_qrels``.
+    """
+
+    task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="machine_judges")
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True, max_length=COMMENT_MAX_CHARS)
+    account = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="machine_judge"
+    )
+    counts_in_qrels = models.BooleanField(
+        default=False,
+        help_text="Its grades fill the hits no person's judgment decides in official qrels.",
+    )
+    source_name = models.CharField(max_length=255, blank=True)
+    checksum = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["task", "name"], name="machine_judge_name_unique"),
+            models.UniqueConstraint(
+                fields=["task"],
+                condition=models.Q(counts_in_qrels=True),
+                name="one_machine_judge_in_qrels_per_task",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class Judgment(models.Model):

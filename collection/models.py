@@ -1,12 +1,17 @@
-"""The campaign, its tasks and topics, and the collection they are judged against.
+"""The campaign, its tasks and topics, and the collections they are judged against.
 
-The collection (threads, posts, comments, formula instances) is shared by every campaign
-of a deployment, as ARQMath's Math Stack Exchange collection was; ids are the collection's own.
+Two kinds of collection coexist. The Math Stack Exchange collection (threads, posts, comments,
+formula instances) is shared by every ARQMath-style task of a deployment, with the dump's own
+integer ids. Document collections (issue 13) are named sets of documents with string ids
+(docnos), as TREC-style campaigns have; a ``document`` task names the one it judges.
 """
 
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils import timezone
+
+TOPIC_NUMBER_MAX_CHARS = 64
+DOCNO_MAX_CHARS = 200
 
 
 class Campaign(models.Model):
@@ -35,6 +40,7 @@ class RetrievalTask(models.Model):
         ANSWER = "answer", "Answer retrieval (Task 1)"
         FORMULA = "formula", "Formula retrieval (Task 2)"
         OPENQA = "openqa", "Open-domain QA (Task 3)"
+        DOCUMENT = "document", "Document retrieval (TREC-style)"
 
     class FormulaPolicy(models.TextChoices):
         VOTE = "vote", "Reciprocal-rank voting (ARQMath-2/3)"
@@ -46,6 +52,14 @@ class RetrievalTask(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tasks")
     kind = models.CharField(max_length=10, choices=Kind.choices)
+    collection = models.ForeignKey(
+        "DocumentCollection",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="tasks",
+        help_text="Document tasks: the collection judged (the other kinds judge Math SE posts).",
+    )
     title = models.CharField(max_length=200, blank=True)
     submission_deadline = models.DateTimeField(
         null=True, blank=True, help_text="Overrides the campaign's deadline for this task."
@@ -89,6 +103,14 @@ class RetrievalTask(models.Model):
         default=Average.ALL,
         help_text="Which topics a run's mean is taken over; recorded with every result.",
     )
+    # Measure names as `evaluate --measure` takes them (trec_eval's or ir_measures'); empty:
+    # the kind's defaults (evaluation: ARQMath's prime measures, unchanged).
+    official_measures = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The measures results, significance tests and reusability report (empty: "
+        "the defaults of the task's kind).",
+    )
 
     class Meta:
         constraints = [
@@ -98,6 +120,12 @@ class RetrievalTask(models.Model):
             models.CheckConstraint(
                 condition=models.Q(relevance_level__gte=1, relevance_level__lte=4),
                 name="task_relevance_level_range",
+            ),
+            # Exactly the document tasks name a document collection.
+            models.CheckConstraint(
+                condition=models.Q(kind="document", collection__isnull=False)
+                | (~models.Q(kind="document") & models.Q(collection__isnull=True)),
+                name="task_collection_iff_document",
             ),
         ]
 
@@ -111,9 +139,14 @@ class RetrievalTask(models.Model):
 
 class Topic(models.Model):
     task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="topics")
-    number = models.CharField(max_length=20)  # "A.301", "B.301"
+    number = models.CharField(max_length=TOPIC_NUMBER_MAX_CHARS)  # "A.301", "301", "1037798"
     title = models.TextField()
-    question = models.TextField(help_text="Question body, HTML as in the topic file.")
+    question = models.TextField(
+        blank=True, help_text="ARQMath: question body, HTML as in the topic file."
+    )
+    # TREC topics (issue 13 §2): plain text; the narrative is the assessor's criterion.
+    description = models.TextField(blank=True)
+    narrative = models.TextField(blank=True)
     tags = models.JSONField(default=list, blank=True)
     thread_id = models.BigIntegerField(
         null=True,
@@ -273,3 +306,89 @@ class CollectionImport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} {self.path} ({self.status})"
+
+
+class DocumentCollection(models.Model):
+    """A named set of documents with string ids (TREC, JSONL, TSV or ir_datasets)."""
+
+    name = models.CharField(
+        max_length=100,
+        unique=True,
+        validators=[
+            RegexValidator(
+                r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$",
+                "Use ASCII letters, digits and -_. (at most 100 characters).",
+            )
+        ],
+    )
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Document(models.Model):
+    """One document: its docno, title and body, as the collection file gave them.
+
+    ``body`` is untrusted: HTML bodies are sanitized on display, plain text is escaped.
+    ``checksum`` hashes what was imported (docno, title, body, format, URL, metadata), so a
+    re-import of an unchanged document writes nothing.
+    """
+
+    class BodyFormat(models.TextChoices):
+        TEXT = "text", "Plain text"
+        HTML = "html", "HTML"
+
+    collection = models.ForeignKey(
+        DocumentCollection, on_delete=models.CASCADE, related_name="documents"
+    )
+    docno = models.CharField(max_length=DOCNO_MAX_CHARS)
+    title = models.TextField(blank=True)
+    body = models.TextField(blank=True)
+    body_format = models.CharField(
+        max_length=4, choices=BodyFormat.choices, default=BodyFormat.TEXT
+    )
+    url = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    checksum = models.CharField(max_length=32)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "docno"], name="document_docno_unique_per_collection"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.docno
+
+
+class DocumentImport(models.Model):
+    """One file given to ``import_documents``, as CollectionImport is for the Math SE dump."""
+
+    class Status(models.TextChoices):
+        STARTED = "started"
+        FINISHED = "finished"
+        FAILED = "failed"
+        INTERRUPTED = "interrupted"
+
+    collection = models.ForeignKey(
+        DocumentCollection, on_delete=models.CASCADE, related_name="imports"
+    )
+    source = models.TextField(help_text="The file as given (made absolute), or ir_datasets:ID.")
+    file_format = models.CharField(max_length=12)  # trec | jsonl | tsv | ir_datasets
+    size = models.BigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.STARTED)
+    skipped = models.BooleanField(default=False)
+    counts = models.JSONField(default=dict, blank=True)  # {"rows", "added", "updated", ...}
+    message = models.TextField(blank=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["collection", "sha256"], name="document_import_content")]
+
+    def __str__(self) -> str:
+        return f"{self.collection} {self.source} ({self.status})"

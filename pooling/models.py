@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
-from collection.models import RetrievalTask, Topic
+from collection.models import DOCNO_MAX_CHARS, Document, RetrievalTask, Topic
 from pooling.formats.model import MAX_ANSWER_CHARS, MAX_SOURCES_CHARS
 
 RUN_TAG_VALIDATOR = RegexValidator(
@@ -98,6 +98,9 @@ class RunRow(models.Model):
     )
     post_id = models.BigIntegerField(null=True, blank=True)
     formula_id = models.BigIntegerField(null=True, blank=True)
+    # Document tasks: the docno, checked against the task's collection at upload. The database
+    # default lets the other kinds' COPY leave the column out.
+    docno = models.CharField(max_length=DOCNO_MAX_CHARS, blank=True, default="", db_default="")
     rank = models.PositiveIntegerField()
     score = models.FloatField()
     answer = models.TextField(blank=True, max_length=MAX_ANSWER_CHARS)  # open QA
@@ -145,11 +148,16 @@ class PoolBuild(models.Model):
 
 
 class PoolItem(models.Model):
-    """One page to judge: an answer post, a visually distinct formula, or a generated answer."""
+    """One page to judge: an answer post, a visually distinct formula, a generated answer or a
+    document."""
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="pool_items")
-    key = models.CharField(max_length=60)  # post id, visual id or generated-answer id
+    # Post id, visual id, generated-answer id or docno.
+    key = models.CharField(max_length=DOCNO_MAX_CHARS)
     post_id = models.BigIntegerField(null=True, blank=True)  # answer items
+    document = models.ForeignKey(  # document items
+        Document, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     visual_id = models.CharField(max_length=40, blank=True)  # formula items
     answer = models.TextField(blank=True)  # open QA items
     display_order = models.PositiveIntegerField()
@@ -190,11 +198,14 @@ class Contribution(models.Model):
 
 
 class Hit(models.Model):
-    """One judged unit: the answer itself, or one formula instance in its post."""
+    """One judged unit: the answer or document itself, or one formula instance in its post."""
 
     item = models.ForeignKey(PoolItem, on_delete=models.CASCADE, related_name="hits")
     post_id = models.BigIntegerField(null=True, blank=True)
     formula_id = models.BigIntegerField(null=True, blank=True)
+    document = models.ForeignKey(
+        Document, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     position = models.PositiveSmallIntegerField(default=0)  # order within the item
     vote = models.FloatField(default=0.0)  # sum of 1/rank; never shown to assessors
 
@@ -210,6 +221,11 @@ class Hit(models.Model):
                 fields=["item", "formula_id"],
                 condition=models.Q(formula_id__isnull=False),
                 name="hit_formula_unique_per_item",
+            ),
+            models.UniqueConstraint(
+                fields=["item", "document"],
+                condition=models.Q(document__isnull=False),
+                name="hit_document_unique_per_item",
             ),
         ]
 
