@@ -19,6 +19,10 @@ One home for the rules both apps' jobs follow (issue 11 §3 and §4). A job is a
   JOB_MAX_ATTEMPTS, then marked failed with "worker died …; retry". Celery beat runs it every
   30 s and the pages that show a job's status run it too, so a deployment without beat still
   recovers: with the defaults a dead worker's job is queued again within 90 s.
+- **Lost messages** (`jobs_reap` too): a job pending for JOB_LOST_MESSAGE_SECONDS whose message
+  the broker no longer holds, neither queued nor taken by a worker (Redis restarted without
+  persistence; the web process died between commit and publish), is published again as the
+  next attempt, so a worker holding the old message after all finds it superseded.
 
 A redelivered message (the broker's visibility timeout, see settings) is harmless: a done,
 failed or superseded job is skipped by `job_claim`.
@@ -26,6 +30,7 @@ failed or superseded job is skipped by `job_claim`.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -42,6 +47,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
+from redis import Redis, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -166,7 +172,8 @@ def _beat_until(
 
 @dataclass(frozen=True)
 class Reaped:
-    """A job the reaper found without a worker, and what it did: "requeued" | "failed"."""
+    """A job the reaper found without a worker or message, and what it did: "requeued" |
+    "failed" | "republished"."""
 
     job_id: int
     action: str
@@ -174,11 +181,16 @@ class Reaped:
 
 
 def jobs_reap(*, model: type[models.Model], celery_task: Any) -> list[Reaped]:
-    """Queue again (or fail) every running job whose heartbeat is older than JOB_STALE_SECONDS.
+    """Queue again (or fail) every running job whose heartbeat is older than JOB_STALE_SECONDS,
+    and publish again every pending job whose message the broker lost.
 
     Safe to run anywhere and often: each job is taken with a conditional update, so two
     reapers never both re-queue it. Without a broker (tasks run in-process), the job is marked
     failed-and-retryable instead of being re-run inside the request that noticed it."""
+    return [*_reap_silent(model, celery_task), *_reap_lost(model, celery_task)]
+
+
+def _reap_silent(model: type[models.Model], celery_task: Any) -> list[Reaped]:
     now = timezone.now()
     cutoff = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
     stale = model._default_manager.filter(status=RUNNING, heartbeat_at__lt=cutoff)
@@ -188,7 +200,16 @@ def jobs_reap(*, model: type[models.Model], celery_task: Any) -> list[Reaped]:
             pk=job_id, status=RUNNING, attempts=attempt, heartbeat_at=beat
         )
         if attempt < settings.JOB_MAX_ATTEMPTS and not settings.CELERY_TASK_ALWAYS_EAGER:
-            if taken.update(status=PENDING, attempts=attempt + 1, worker_lost_at=beat, error=""):
+            # heartbeat_at = now: pending since now, for the lost-message check below.
+            requeued = taken.update(
+                status=PENDING,
+                attempts=attempt + 1,
+                worker_lost_at=beat,
+                heartbeat_at=now,
+                celery_task_id="",
+                error="",
+            )
+            if requeued:
                 logger.warning(
                     "%s %s lost its worker; queued again as attempt %s",
                     model.__name__,
@@ -206,6 +227,72 @@ def jobs_reap(*, model: type[models.Model], celery_task: Any) -> list[Reaped]:
         ):
             reaped.append(Reaped(job_id, "failed", attempt))
     return reaped
+
+
+def _reap_lost(model: type[models.Model], celery_task: Any) -> list[Reaped]:
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return []
+    cutoff = timezone.now() - timedelta(seconds=settings.JOB_LOST_MESSAGE_SECONDS)
+    # Pending that long: created before the cutoff, and not re-queued since (a re-queue keeps
+    # the last heartbeat, which is older than JOB_STALE_SECONDS at that moment).
+    waiting = model._default_manager.filter(status=PENDING, created_at__lt=cutoff).filter(
+        models.Q(heartbeat_at__isnull=True) | models.Q(heartbeat_at__lt=cutoff)
+    )
+    candidates = list(waiting.values_list("pk", "attempts", "celery_task_id"))
+    if not candidates:
+        return []
+    held = broker_task_ids(celery_task.app)
+    if held is None:  # the broker cannot be asked: nothing is known to be lost
+        return []
+    reaped = []
+    for job_id, attempt, task_id in candidates:
+        if task_id and task_id in held:
+            continue
+        taken = model._default_manager.filter(
+            pk=job_id, status=PENDING, attempts=attempt, celery_task_id=task_id
+        )
+        if taken.update(attempts=attempt + 1, celery_task_id=""):
+            logger.warning(
+                "%s %s: its queued message was lost; published again as attempt %s",
+                model.__name__,
+                job_id,
+                attempt + 1,
+            )
+            reaped.append(Reaped(job_id, "republished", attempt + 1))
+            transaction.on_commit(_enqueuer(model, job_id, attempt + 1, celery_task), robust=True)
+    return reaped
+
+
+def broker_task_ids(app: Any) -> set[str] | None:
+    """The ids of the task messages the Redis broker holds: queued, or taken by a worker and
+    not yet acknowledged (kombu's ``unacked`` hash). None when it cannot be asked."""
+    url = app.conf.broker_url
+    if not str(url).startswith(("redis://", "rediss://", "unix://")):
+        return None
+    queues = [queue.name for queue in app.amqp.queues.values()] or ["celery"]
+    unacked = app.conf.broker_transport_options.get("unacked_key", "unacked")
+    try:
+        client = Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+        with client.pipeline(transaction=False) as pipe:
+            for queue in queues:
+                pipe.lrange(queue, 0, -1)
+            pipe.hvals(unacked)
+            replies = pipe.execute()
+    except (RedisError, OSError) as error:
+        logger.warning("cannot read the broker's queues: %s", error)
+        return None
+    messages = [m for reply in replies[:-1] for m in reply]
+    # An unacked entry is [message, exchange, routing key].
+    messages += [json.loads(entry)[0] for entry in replies[-1]]
+    return {_task_id(message) for message in messages} - {""}
+
+
+def _task_id(message: bytes | str | dict) -> str:
+    try:
+        body = message if isinstance(message, dict) else json.loads(message)
+        return str(body.get("headers", {}).get("id", ""))
+    except (ValueError, AttributeError):
+        return ""
 
 
 def _enqueuer(

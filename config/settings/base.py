@@ -262,6 +262,9 @@ CELERY_BEAT_SCHEDULE = {
 JOB_HEARTBEAT_SECONDS = int(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
 JOB_STALE_SECONDS = int(os.environ.get("JOB_STALE_SECONDS", "60"))
 JOB_MAX_ATTEMPTS = 3
+# A job pending this long whose message the broker no longer holds (Redis restarted without
+# persistence, or the web process died between commit and publish) is published again.
+JOB_LOST_MESSAGE_SECONDS = int(os.environ.get("JOB_LOST_MESSAGE_SECONDS", "60"))
 JOB_TEST_HOOKS = False  # config.queue.job_checkpoint; on in the test settings only
 
 # --- Security headers / CSP (https://django-csp.readthedocs.io/en/latest/configuration.html)

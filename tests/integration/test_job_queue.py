@@ -17,7 +17,13 @@ from django.utils import timezone
 
 from collection.models import RetrievalTask
 from config.celery import app as celery_app
-from config.queue import QUEUE_UNAVAILABLE, JobSuperseded, QueueUnavailable, jobs_reap
+from config.queue import (
+    QUEUE_UNAVAILABLE,
+    JobSuperseded,
+    QueueUnavailable,
+    broker_task_ids,
+    jobs_reap,
+)
 from evaluation.models import EvaluationJob
 from evaluation.services import qrels_export
 from pooling.models import PoolBuild, Run
@@ -89,6 +95,57 @@ def test_build_is_failed_with_a_retry_message_when_its_last_attempt_lost_the_wor
     page = organizer.get(reverse("pooling:pool", args=[task.pk])).content.decode()
     assert "Retry the build" in page
     assert "The worker died at " in page
+
+
+def pending_since(build: PoolBuild, seconds: int) -> None:
+    PoolBuild.objects.filter(pk=build.pk).update(
+        created_at=timezone.now() - timedelta(seconds=seconds)
+    )
+
+
+def test_pending_build_is_published_again_when_the_broker_lost_its_message(
+    task: RetrievalTask,
+) -> None:
+    build = pool_build_request(task=task)
+    build.refresh_from_db()
+    lost = build.celery_task_id
+    assert lost in broker_task_ids(celery_app)
+    celery_app.control.purge()  # what a Redis restart without persistence does to the queue
+    pending_since(build, 61)
+
+    reaped = pool_builds_reap()
+
+    build.refresh_from_db()
+    assert [(r.job_id, r.action, r.attempt) for r in reaped] == [(build.pk, "republished", 2)]
+    assert (build.status, build.attempts) == ("pending", 2)
+    assert build.celery_task_id not in ("", lost)
+    assert build.celery_task_id in broker_task_ids(celery_app)
+    assert pool_builds_reap() == []  # its message is queued now
+
+
+def test_pending_build_is_left_alone_when_its_message_is_queued_or_young(
+    task: RetrievalTask,
+) -> None:
+    queued = pool_build_request(task=task)
+    pending_since(queued, 600)
+    queued.refresh_from_db()  # waiting behind a long build, say
+    young = PoolBuild.objects.create(task=task, status="pending", celery_task_id="not-yet")
+
+    assert pool_builds_reap() == []
+
+    for build in (queued, young):
+        before = build.celery_task_id
+        build.refresh_from_db()
+        assert (build.status, build.attempts, build.celery_task_id) == ("pending", 1, before)
+
+
+def test_pending_build_is_left_alone_when_the_broker_cannot_be_asked(task: RetrievalTask) -> None:
+    build = PoolBuild.objects.create(task=task, status="pending", celery_task_id="gone")
+    pending_since(build, 61)
+    with celery_broker(f"redis://127.0.0.1:{free_port()}/0"):
+        assert pool_builds_reap() == []  # nothing is known to be lost
+    build.refresh_from_db()
+    assert (build.status, build.attempts) == ("pending", 1)
 
 
 def test_beating_build_is_left_alone_when_reaped(task: RetrievalTask) -> None:
