@@ -21,7 +21,6 @@ Rules (DESIGN.md, "Qrels"):
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -34,6 +33,7 @@ from collection.formats.qrels import QrelsFormatError as QrelsFormatError
 from collection.formats.qrels import qrels_format as qrels_format
 from collection.formats.qrels import qrels_parse as qrels_parse
 from collection.formats.qrels import qrels_read_path as qrels_read_path
+from collection.ordering import natural_key as natural_key
 
 TaskKind = Literal["answer", "formula", "openqa"]
 
@@ -43,15 +43,6 @@ MAX_GRADE = 4  # grades of any task's scale are 0..4; 5 and 6 are the flag codes
 
 JudgmentSource = Literal["adjudicated", "official", "dual"]
 DEFAULT_PRECEDENCE: tuple[JudgmentSource, ...] = ("adjudicated", "official", "dual")
-
-
-def natural_key(value: str) -> tuple[tuple[int, int | str], ...]:
-    """Order "A.2" before "A.10" and post 99 before post 100."""
-    return tuple(
-        (0, int(part)) if part.isdigit() else (1, part)
-        for part in re.split(r"(\d+)", value)
-        if part
-    )
 
 
 def qrels_sorted(entries: Iterable[QrelsEntry]) -> list[QrelsEntry]:

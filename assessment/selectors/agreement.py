@@ -39,6 +39,7 @@ from assessment.agreement import (
 from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
 from assessment.selectors.guidelines import guidelines_current
 from collection.models import RetrievalTask
+from collection.ordering import natural_key
 
 __all__ = [
     "AgreementTable",
@@ -262,7 +263,7 @@ def task_agreement(*, task: RetrievalTask, with_ci: bool = False) -> AgreementTa
             kappa_of_pairs(binary, categories=(0, 1)),
         ),
     )
-    for topic in sorted(by_topic, key=_topic_sort_key):
+    for topic in sorted(by_topic, key=natural_key):
         table.per_topic.extend(
             (topic, pair)
             for pair in pairwise_agreements(
@@ -382,8 +383,3 @@ def training_feedback(*, training_round: TrainingRound, assessor: User) -> list[
         FeedbackRow(topic, key, hit_id, grade, flag, gold.get(hit_id), assignment_id, item_id)
         for topic, key, hit_id, grade, flag, assignment_id, item_id in rows
     ]
-
-
-def _topic_sort_key(number: str) -> tuple[str, int | str]:
-    prefix, _, rest = number.partition(".")
-    return (prefix, int(rest)) if rest.isdigit() else (prefix, rest)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from itertools import groupby
 
+from collection.ordering import natural_key
 from pooling.formats.model import ParsedRun, RunContext
 
 
@@ -29,7 +30,7 @@ def warn_about_order_and_missing_topics(run: ParsedRun, context: RunContext) -> 
     if scattered - warned:
         _check_scattered(run, scattered - warned)
     if context.topics is not None:
-        for topic in sorted(context.topics - seen, key=_topic_order):
+        for topic in sorted(context.topics - seen, key=natural_key):
             run.warn(None, "topic", f"topic {topic} has no rows")
 
 
@@ -65,8 +66,3 @@ def _check_scattered(run: ParsedRun, topics: set[str]) -> None:
             lines.append(line)
     for topic, (ranks, scores, lines) in rows.items():
         _warn_if_unordered(run, topic, ranks, scores, lines)
-
-
-def _topic_order(number: str) -> tuple[str, int, str]:
-    prefix, _, digits = number.rpartition(".")
-    return (prefix, int(digits), number) if digits.isdigit() else (number, 0, number)
