@@ -12,6 +12,7 @@ SCRIPTS = [
     "judging_load.py",
     "judging_first_load.py",
     "pooling.py",
+    "pooling_documents.py",
     "agreement.py",
 ]
 

@@ -1,4 +1,5 @@
-"""Import ARQMath topic files into a campaign's task (issue 2, item 4)."""
+"""Import topic files into a campaign's task: ARQMath topic XML (issue 2, item 4) and, for
+document tasks, TREC topics, TSV and JSONL queries (document_topics_import.py)."""
 
 from collections import defaultdict
 from dataclasses import dataclass
@@ -13,8 +14,10 @@ from collection.formats.topics import (
     parse_topic_formulas,
     parse_topics,
 )
+from collection.formats.trec_topics import TopicFormat
 from collection.formats.visual_ids import visual_id_for
 from collection.models import Campaign, RetrievalTask, Topic, TopicFormula
+from collection.services.document_topics_import import document_topics_import
 
 _FORM_OF_KIND = {
     RetrievalTask.Kind.ANSWER: "answer",
@@ -186,8 +189,14 @@ def topics_import(
     formulas_latex: str | Path | None = None,
     formulas_slt: str | Path | None = None,
     create: bool = True,
+    collection_name: str | None = None,
+    file_format: TopicFormat = "auto",
 ) -> TopicsImportReport:
     """Import an ARQMath topic file (Task 1 or Task 2 form) into the campaign's task.
+
+    A ``document`` task takes a TREC topic file, a TSV or a JSONL query file instead
+    (``file_format``, default: detected), and ``collection_name`` names the document collection
+    it judges (document_topics_import).
 
     Creates the campaign and task when missing (unless ``create=False``). Idempotent: a topic
     already stored as in the file is left alone; a changed one is updated in place (matched by
@@ -195,6 +204,21 @@ def topics_import(
     (LaTeX, SLT, visual id) and its thread id. The file is read and checked before anything is
     written, and written in one transaction: a bad file leaves nothing behind.
     """
+    if task_kind == RetrievalTask.Kind.DOCUMENT:
+        if formulas_latex or formulas_slt:
+            raise ImportFileError(path, None, "topic formula files belong to ARQMath tasks")
+        created, updated, unchanged = document_topics_import(
+            path=path,
+            campaign_name=campaign_name,
+            collection_name=collection_name,
+            file_format=file_format,
+            create=create,
+        )
+        return TopicsImportReport(created, updated, unchanged)
+    if collection_name or file_format != "auto":
+        raise ImportFileError(
+            path, None, f"a {task_kind} task takes ARQMath topic XML: no collection or format"
+        )
     records = _read_topics(path, task_kind)
     known = _read_formula_files(formulas_latex, formulas_slt)
     counts = {"created": 0, "updated": 0, "unchanged": 0}

@@ -6,7 +6,13 @@ item so that a choice never depends on which other items or runs a build happene
 
 import random
 
-from pooling.algorithms.answer import AnswerRow, answer_pool, in_rank_order, pooled_posts
+from pooling.algorithms.answer import (
+    AnswerRow,
+    DocumentRow,
+    answer_pool,
+    in_rank_order,
+    pooled_posts,
+)
 from pooling.algorithms.display import display_orders
 from pooling.algorithms.formula import (
     Candidate,
@@ -17,7 +23,12 @@ from pooling.algorithms.formula import (
 )
 from pooling.algorithms.instances import select_by_thread, select_by_vote, select_instances
 from pooling.algorithms.openqa import GeneratedAnswer, answer_key, openqa_pool
-from pooling.algorithms.plan import PlannedItem, plan_answer_topic, plan_formula_topic
+from pooling.algorithms.plan import (
+    PlannedItem,
+    plan_answer_topic,
+    plan_document_topic,
+    plan_formula_topic,
+)
 from pooling.algorithms.settings import PoolSettings, RunSpec, answer_depth, formula_k
 
 
@@ -34,6 +45,7 @@ def item_rng(seed: int, topic: str, key: str) -> random.Random:
 __all__ = [
     "AnswerRow",
     "Candidate",
+    "DocumentRow",
     "FormulaPool",
     "FormulaRow",
     "GeneratedAnswer",
@@ -50,6 +62,7 @@ __all__ = [
     "item_rng",
     "openqa_pool",
     "plan_answer_topic",
+    "plan_document_topic",
     "plan_formula_topic",
     "pooled_formula_rows",
     "pooled_posts",

@@ -1,39 +1,52 @@
-"""Answer pools (Task 1): each run's first ``depth`` distinct posts, and their union.
+"""Answer pools (Task 1) and document pools: each run's first ``depth`` distinct documents,
+and their union.
 
 DESIGN.md "Answer pools": for each topic take each run's rows in rank order (ties: score
 descending, then document id descending — trec_eval's order), keep its first ``depth`` distinct
-posts; the pool is the union; every (run, rank) contribution is remembered.
+posts; the pool is the union; every (run, rank) contribution is remembered. Document tasks
+(issue 13 §3) follow the same rules with docnos (strings) for post ids; trec_eval compares
+docnos as byte strings, which for UTF-8 text is Python's order of ``str``.
 """
 
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
+from operator import itemgetter
+from typing import TypeVar
 
+# A document id: an answer post id (int) or a docno (str).
+Doc = TypeVar("Doc", int, str)
 # (rank, score, post id) — plain tuples: pooling a whole task touches millions of them.
 AnswerRow = tuple[int, float, int]
+# (rank, score, docno) — a document task's row.
+DocumentRow = tuple[int, float, str]
 # pooled key -> {run id: the rank at which that run first retrieved it}
-Contributions = dict[int, dict[int, int]]
+Contributions = dict[Doc, dict[int, int]]
+
+_DOC = itemgetter(2)
 
 
-def _ranking_key(row: tuple[int, float, int]) -> tuple[int, float, int]:
-    return (row[0], -row[1], -row[2])
+def _rank_then_score(row: tuple[int, float, object]) -> tuple[int, float]:
+    return (row[0], -row[1])
 
 
-def in_rank_order(rows: Sequence[AnswerRow]) -> Sequence[AnswerRow]:
+def in_rank_order(rows: Sequence[tuple[int, float, Doc]]) -> Sequence[tuple[int, float, Doc]]:
     """``rows`` by rank; equal ranks by score descending, then document id descending."""
     for previous, current in pairwise(rows):
         if previous[0] >= current[0]:
-            return sorted(rows, key=_ranking_key)
+            # Two stable sorts: by id descending, then by (rank, -score). Ids may be strings,
+            # which cannot be negated into one key.
+            return sorted(sorted(rows, key=_DOC, reverse=True), key=_rank_then_score)
     return rows  # already strictly increasing ranks: the usual case, no sort needed
 
 
-def pooled_posts(rows: Sequence[AnswerRow], depth: int) -> list[tuple[int, int]]:
-    """The run's first ``depth`` distinct posts as (post id, rank of its first row).
+def pooled_posts(rows: Sequence[tuple[int, float, Doc]], depth: int) -> list[tuple[Doc, int]]:
+    """The run's first ``depth`` distinct posts (or docnos) as (id, rank of its first row).
 
     A post repeated in the run counts once, at its first (best) position; a run with fewer
     than ``depth`` distinct posts contributes all of them.
     """
-    seen: set[int] = set()
-    pooled: list[tuple[int, int]] = []
+    seen: set[Doc] = set()
+    pooled: list[tuple[Doc, int]] = []
     if depth <= 0:
         return pooled
     for rank, _score, post_id in in_rank_order(rows):
@@ -46,12 +59,15 @@ def pooled_posts(rows: Sequence[AnswerRow], depth: int) -> list[tuple[int, int]]
     return pooled
 
 
-def answer_pool(runs: Iterable[tuple[int, Sequence[AnswerRow], int]]) -> Contributions:
-    """The union of every run's pooled posts for one topic, annotated with (run, rank).
+def answer_pool(
+    runs: Iterable[tuple[int, Sequence[tuple[int, float, Doc]], int]],
+) -> Contributions[Doc]:
+    """The union of every run's pooled posts (or docnos) for one topic, annotated with
+    (run, rank).
 
     ``runs`` gives (run id, the run's rows for the topic, the run's depth).
     """
-    pool: Contributions = {}
+    pool: Contributions[Doc] = {}
     for run_id, rows, depth in runs:
         for post_id, rank in pooled_posts(rows, depth):
             contributions = pool.get(post_id)

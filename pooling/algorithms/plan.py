@@ -1,11 +1,12 @@
 """A topic's pool as the items a build should hold: the rules of answer.py, formula.py and
-openqa.py applied with each run's depth from settings.py (DESIGN.md "Pooling")."""
+openqa.py applied with each run's depth from settings.py (DESIGN.md "Pooling"); document
+tasks pool docnos by the answer rules (issue 13 §3)."""
 
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pooling.algorithms.answer import AnswerRow, answer_pool
+from pooling.algorithms.answer import AnswerRow, DocumentRow, answer_pool
 from pooling.algorithms.formula import Candidate, FormulaRow, formula_pool
 from pooling.algorithms.openqa import openqa_pool
 from pooling.algorithms.settings import PoolSettings, RunSpec, answer_depth, formula_k
@@ -18,6 +19,7 @@ class PlannedItem:
     key: str
     contributions: dict[int, int]  # run id -> rank
     post_id: int | None = None
+    document_id: int | None = None  # document items: set by the build from the docno (key)
     visual_id: str = ""
     answer: str = ""
     candidates: dict[int, Candidate] = field(default_factory=dict)  # formula id -> instance
@@ -42,6 +44,14 @@ def plan_answer_topic(
     for key, generated in openqa_pool(answers).items():
         plan[key] = PlannedItem(key, generated.ranks, answer=generated.text)
     return plan
+
+
+def plan_document_topic(
+    runs: Iterable[tuple[RunSpec, Sequence[DocumentRow]]], settings: PoolSettings
+) -> dict[str, PlannedItem]:
+    """Document items (key: the docno), pooled exactly as answer items are."""
+    pool = answer_pool((spec.run_id, rows, answer_depth(spec, settings)) for spec, rows in runs)
+    return {docno: PlannedItem(docno, contributions) for docno, contributions in pool.items()}
 
 
 def plan_formula_topic(

@@ -2,13 +2,15 @@
 
 The lookups come from the RunContext (the service asks the database); the parser only knows
 sets of ids. ARQMath rules: Task 1 rows must name answer posts; Task 2 rows must name formula
-ids of the collection's formula index that occur in the post they name.
+ids of the collection's formula index that occur in the post they name. Document tasks: every
+docno must be a document of the task's collection.
 """
 
 from __future__ import annotations
 
 from pooling.formats.model import (
     AnswerPostLookup,
+    DocnoLookup,
     FormulaPostLookup,
     ParsedRun,
     RunContext,
@@ -18,6 +20,10 @@ from pooling.formats.model import (
 
 def check_collection(run: ParsedRun, context: RunContext) -> None:
     if run.format is RunFormat.ARQMATH_OPENQA:
+        return
+    if run.doc_column == "docno":
+        if context.document_docnos is not None:
+            _check_docnos(run, context.document_docnos, context.collection)
         return
     if context.task_kind == "formula" or run.format is RunFormat.ARQMATH_FORMULA:
         if context.formula_posts is not None:
@@ -51,3 +57,22 @@ def _check_formulas(run: ParsedRun, lookup: FormulaPostLookup) -> None:
             run.error(
                 line, "formula_id", f"formula {formula} is in post {found}, not in post {post}"
             )
+
+
+def _check_docnos(run: ParsedRun, lookup: DocnoLookup, collection: str) -> None:
+    c = run.columns
+    wanted = set(c.docno)
+    missing = wanted - set(lookup(wanted))
+    if not missing:
+        return
+    name = f"collection {collection}" if collection else "the task's collection"
+    if missing == wanted:  # say the likely cause once, before the rows
+        run.error(
+            None,
+            "docno",
+            f"none of the file's {len(wanted):,} docnos is a document of {name}: "
+            "is the run for another collection, or are its documents not imported yet?",
+        )
+    for docno, line in zip(c.docno, c.line, strict=True):
+        if docno in missing:
+            run.error(line, "docno", f"document {docno!r} is not in {name}")

@@ -27,8 +27,9 @@ def detect_format(fields: list[bytes], task_kind: str | None) -> RunFormat | Non
 
     TREC is recognised by its literal ``Q0`` column; otherwise the task's kind decides, and
     without a kind the column count and which columns are numbers do (Task 2 has three
-    integer columns after the topic, Task 3 a rank, a score and a non-numeric run tag)."""
-    if len(fields) == 6 and fields[1] in TREC_Q0:
+    integer columns after the topic, Task 3 a rank, a score and a non-numeric run tag).
+    Document tasks take TREC runs only, whatever their second column (trec_eval ignores it)."""
+    if task_kind == "document" or (len(fields) == 6 and fields[1] in TREC_Q0):
         return RunFormat.TREC
     by_kind = {
         "answer": RunFormat.ARQMATH_ANSWER,

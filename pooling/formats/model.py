@@ -14,6 +14,7 @@ MAX_RANK = 1000
 MAX_ROWS_PER_TOPIC = 1000
 MAX_ANSWER_CHARS = 1200
 MAX_SOURCES_CHARS = 2000  # Task 3's sources column: the post ids an answer was built from
+MAX_DOCNO_CHARS = 200  # collection.models.DOCNO_MAX_CHARS: a docno longer is in no collection
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 
 
@@ -28,8 +29,8 @@ class RunFormat(enum.StrEnum):
 
 @dataclass(slots=True)
 class RunRecord:
-    """One ranked result. ``doc`` is the post id (Task 1, TREC), the formula id (Task 2) or the
-    topic itself (Task 3, one answer per topic)."""
+    """One ranked result. ``doc`` is the post id (Task 1, TREC), the formula id (Task 2), the
+    topic itself (Task 3, one answer per topic) or the docno (document tasks)."""
 
     topic: str
     doc: str
@@ -61,6 +62,8 @@ def _problem_order(problem: Problem) -> tuple[int, int]:
 AnswerPostLookup = Callable[[set[int]], Collection[int]]
 # Given a set of formula ids, formula id -> post id for those the collection knows.
 FormulaPostLookup = Callable[[set[int]], Mapping[int, int]]
+# Given a set of docnos, the subset that are documents of the task's collection.
+DocnoLookup = Callable[[set[str]], Collection[str]]
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,12 @@ class RunContext:
     ``None`` means "not known, do not check": a parser run without a context checks only the
     file itself (as the ``evaluate`` CLI does)."""
 
-    task_kind: str | None = None  # "answer" | "formula" | "openqa"
+    task_kind: str | None = None  # "answer" | "formula" | "openqa" | "document"
     topics: frozenset[str] | None = None
     answer_posts: AnswerPostLookup | None = None
     formula_posts: FormulaPostLookup | None = None
+    document_docnos: DocnoLookup | None = None
+    collection: str = ""  # document tasks: the collection's name, for messages
 
 
 @dataclass(slots=True)
@@ -92,6 +97,8 @@ class RunColumns:
     line: list[int] = field(default_factory=list)
     answer: list[str] = field(default_factory=list)  # Task 3 only
     sources: list[str] = field(default_factory=list)  # Task 3 only
+    # Document tasks only; their rows leave post_id and formula_id empty.
+    docno: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.rank)
@@ -110,7 +117,8 @@ class ParsedRun:
     error_count: int = 0
     warning_count: int = 0
     bytes_read: int = 0
-    # Which column a row's ``doc`` is: post_id (Task 1, TREC), formula_id (Task 2), topic (Task 3).
+    # Which column a row's ``doc`` is: post_id (Task 1, TREC), formula_id (Task 2), topic
+    # (Task 3), docno (document tasks).
     doc_column: str = "post_id"
     _rows: list[RunRecord] | None = field(default=None, repr=False)
 
@@ -126,8 +134,12 @@ class ParsedRun:
         n = len(c)
         answers = c.answer or [""] * n
         sources = c.sources or [""] * n
+        posts: list[int | None] = c.post_id or [None] * n
+        formulas: list[int | None] = c.formula_id or [None] * n
         if self.doc_column == "topic":
             docs: list[str] = c.topic
+        elif self.doc_column == "docno":
+            docs = c.docno
         elif self.doc_column == "formula_id":
             docs = [str(f) for f in c.formula_id]
         else:
@@ -137,8 +149,8 @@ class ParsedRun:
             for values in zip(
                 c.topic,
                 docs,
-                c.post_id,
-                c.formula_id,
+                posts,
+                formulas,
                 c.rank,
                 c.score,
                 answers,

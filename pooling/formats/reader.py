@@ -4,8 +4,9 @@ Rules checked here, in one streaming pass plus a pass over the parsed rows:
 wrong column count, a topic not of this task, rank not an integer in 1..1000, score not a
 number as trec_eval writes one, a document repeated within a topic, more than 1,000 rows for a
 topic, a run tag other than the one the run is submitted under (or, without one, a tag that
-changes within the file), ids the collection does not know (through the RunContext), an
-empty or binary file, a file over the size limit. A UTF-8 byte order mark is skipped. The
+changes within the file), ids the collection does not know (through the RunContext; for
+document tasks, docnos not in the task's collection), an empty or binary file, a file over the
+size limit. A UTF-8 byte order mark is skipped. The
 collection checks run on every well-formed row even when other rows have errors, so one upload
 reports every problem at once (issue 12 §6). Warnings: topics with no rows, ranks not in score
 order, Task 3 answers with an odd number of ``$``.
@@ -24,6 +25,7 @@ from typing import BinaryIO
 
 from pooling.formats.collection_checks import check_collection
 from pooling.formats.detect import COLUMNS, detect_format
+from pooling.formats.documents import document_rows
 from pooling.formats.lines import line_blocks
 from pooling.formats.model import (
     DEFAULT_MAX_BYTES,
@@ -190,7 +192,9 @@ class _Reader:
             run.error(record.line, "topic", f"topic {record.topic!r} is not a topic of this task")
             return
         key = record.formula_id if run.doc_column == "formula_id" else record.post_id
-        doc = record.topic if key is None else key
+        doc: int | str = record.topic if key is None else key
+        if run.doc_column == "docno":
+            doc = record.doc
         if doc in docs:
             what = "answer" if run.format is RunFormat.ARQMATH_OPENQA else "document"
             run.error(record.line, "doc", f"{what} {record.doc} repeated for topic {record.topic}")
@@ -208,8 +212,11 @@ class _Reader:
 def _append(run: ParsedRun, topic: str, record: RunRecord) -> None:
     c = run.columns
     c.topic.append(topic)
-    c.post_id.append(record.post_id)
-    c.formula_id.append(record.formula_id)
+    if run.doc_column == "docno":  # document runs keep no post or formula ids
+        c.docno.append(record.doc)
+    else:
+        c.post_id.append(record.post_id)
+        c.formula_id.append(record.formula_id)
     c.rank.append(record.rank)
     c.score.append(record.score)
     c.line.append(record.line)
@@ -228,6 +235,11 @@ def _read_rows(
         RunFormat.ARQMATH_OPENQA: "topic",
         RunFormat.ARQMATH_FORMULA: "formula_id",
     }.get(run_format, "formula_id" if formula_ids else "post_id")
+    if context.task_kind == "document":
+        run.doc_column = "docno"
+        for first, lines in blocks:
+            document_rows(reader, first, lines)
+        return
     for first, lines in blocks:
         if layout is not None:
             _fast_rows(reader, layout, first, lines)

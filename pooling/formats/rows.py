@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from pooling.formats.model import (
     MAX_ANSWER_CHARS,
+    MAX_DOCNO_CHARS,
     MAX_RANK,
     MAX_SOURCES_CHARS,
     ParsedRun,
@@ -91,6 +92,33 @@ def trec_formula_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRec
     return RunRecord(fields[0].decode(), str(formula), None, formula, rank, score, "", "", lineno)
 
 
+def parse_docno(field: bytes, lineno: int, run: ParsedRun) -> str | None:
+    """A docno: any printable text without white space, at most MAX_DOCNO_CHARS characters
+    (the file's lines are UTF-8 already)."""
+    docno = field.decode("utf-8", "replace")
+    if len(docno) > MAX_DOCNO_CHARS:
+        run.error(
+            lineno,
+            "docno",
+            f"docno {_show(field)} has {len(docno):,} characters (at most {MAX_DOCNO_CHARS})",
+        )
+        return None
+    if not docno.isprintable():
+        run.error(lineno, "docno", f"docno {_show(field)} has control characters")
+        return None
+    return docno
+
+
+def trec_document_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRecord | None:
+    """TREC for document tasks: doc is a docno of the task's collection, a string."""
+    docno = parse_docno(fields[2], lineno, run)
+    rank = parse_rank(fields[3], lineno, run)
+    score = parse_score(fields[4], lineno, run)
+    if docno is None or rank is None or score is None:
+        return None
+    return RunRecord(fields[0].decode(), docno, None, None, rank, score, "", "", lineno)
+
+
 def formula_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRecord | None:
     """Task 2 ``topic formula_id post rank score run``."""
     formula = parse_id(fields[1], "formula_id", lineno, run)
@@ -147,6 +175,8 @@ ROW_PARSERS: dict[RunFormat, RowParser] = {
 def row_parser(run_format: RunFormat, task_kind: str | None) -> RowParser:
     if run_format is RunFormat.TREC and task_kind == "formula":
         return trec_formula_row
+    if run_format is RunFormat.TREC and task_kind == "document":
+        return trec_document_row
     return ROW_PARSERS[run_format]
 
 

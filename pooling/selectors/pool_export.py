@@ -4,6 +4,8 @@
   post id, formula id, display order, vote, and the contributing runs with their ranks;
 - annotated: one row per contribution — topic, key, team, run, rank — from which any
   depth-k pool can be recomputed (DESIGN.md: the pool is kept annotated).
+Document tasks (issue 13 §3) name each item by its docno, and their hits file has no post or
+formula id columns: ``topic docno display_order vote runs`` and ``topic docno team run rank``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pooling.selectors.pool_inputs import pooled_task
 
 HITS_HEADER = ("topic", "key", "post_id", "formula_id", "display_order", "vote", "runs")
 ANNOTATED_HEADER = ("topic", "key", "team", "run", "rank")
+DOCUMENT_HITS_HEADER = ("topic", "docno", "display_order", "vote", "runs")
+DOCUMENT_ANNOTATED_HEADER = ("topic", "docno", "team", "run", "rank")
 EXPORT_KINDS = ("hits", "annotated")
 
 
@@ -60,7 +64,8 @@ def _contributions(
 
 def pool_hit_lines(task: RetrievalTask) -> Iterator[str]:
     """The hits TSV, header first, topics in order, items in display order."""
-    yield _line(HITS_HEADER)
+    documents = pooled_task(task).kind == RetrievalTask.Kind.DOCUMENT
+    yield _line(DOCUMENT_HITS_HEADER if documents else HITS_HEADER)
     labels = _run_labels(task)
     for topic_id, number in _topics(task):
         contributions = _contributions(topic_id, labels)
@@ -71,12 +76,16 @@ def pool_hit_lines(task: RetrievalTask) -> Iterator[str]:
             "item_id", "item__key", "post_id", "formula_id", "item__display_order", "vote"
         ):
             runs = ",".join(f"{team}/{tag}:{rank}" for team, tag, rank in contributions[item_id])
+            if documents:
+                yield _line((number, key, order, f"{vote:.6f}", runs))
+                continue
             yield _line((number, key, post_id, formula_id, order, f"{vote:.6f}", runs))
 
 
 def annotated_pool_lines(task: RetrievalTask) -> Iterator[str]:
     """The annotated pool TSV: every (topic, item, run, rank), header first."""
-    yield _line(ANNOTATED_HEADER)
+    documents = pooled_task(task).kind == RetrievalTask.Kind.DOCUMENT
+    yield _line(DOCUMENT_ANNOTATED_HEADER if documents else ANNOTATED_HEADER)
     labels = _run_labels(task)
     for topic_id, number in _topics(task):
         keys = dict(PoolItem.objects.filter(topic_id=topic_id).values_list("id", "key"))

@@ -1,12 +1,13 @@
 """Fingerprints of each topic's pool inputs, so a rebuild recomputes only what changed.
 
 Issue 14 §3. A topic's pool depends on the pooling settings (seed included), for formula
-tasks on the collection's formula index (the newest import that changed it), its number (the
-display-order and instance seeds, and how open-QA answers join it) and the rows of the runs
-that have rows for it. Rows only change with a run's ``version`` (a replacement bumps it) or
-its status (a withdrawn run leaves ``PooledRuns``), so a topic's fingerprint hashes the
-settings, its number and the run descriptions ``PooledRuns`` recorded for each run with rows
-for it: no row is read, only which (run, topic) pairs exist.
+tasks on the collection's formula index (the newest import that changed it), for document
+tasks on the collection the task judges, its number (the display-order and instance seeds,
+and how open-QA answers join it) and the rows of the runs that have rows for it. Rows only
+change with a run's ``version`` (a replacement bumps it) or its status (a withdrawn run leaves
+``PooledRuns``), so a topic's fingerprint hashes the settings, its number and the run
+descriptions ``PooledRuns`` recorded for each run with rows for it: no row is read, only which
+(run, topic) pairs exist.
 """
 
 from __future__ import annotations
@@ -54,7 +55,12 @@ def run_topic_pairs(run_ids: Sequence[int]) -> list[tuple[int, int]]:
 
 
 def topic_fingerprints(
-    kind: str, settings: PoolSettings, runs: PooledRuns, topics: Sequence[tuple[int, str]]
+    kind: str,
+    settings: PoolSettings,
+    runs: PooledRuns,
+    topics: Sequence[tuple[int, str]],
+    *,
+    collection_id: int | None = None,
 ) -> dict[int, str]:
     """Topic pk -> SHA-256 (hex) of what a build of that topic reads."""
     described = {entry["run"]: entry for entry in runs.described}
@@ -75,6 +81,8 @@ def topic_fingerprints(
     common: dict[str, Any] = {"kind": kind, "settings": settings.as_dict()}
     if kind == "formula":  # visual ids come from the collection's formula index
         common["formula_index"] = formula_index_state()
+    if kind == "document":  # the items point to documents of the task's collection
+        common["collection"] = collection_id
     found = {}
     for topic_id, number in topics:
         inputs = {
@@ -116,9 +124,10 @@ def topics_to_build(
     topics: Sequence[tuple[int, str]],
     *,
     full: bool = False,
+    collection_id: int | None = None,
 ) -> tuple[list[tuple[int, str]], dict[int, str]]:
     """The topics whose fingerprint differs from their stored pool's (every topic if ``full``),
     in ``topics``' order, and every topic's fingerprint."""
-    fingerprints = topic_fingerprints(kind, settings, runs, topics)
+    fingerprints = topic_fingerprints(kind, settings, runs, topics, collection_id=collection_id)
     built = {} if full else stored_fingerprints([topic_id for topic_id, _ in topics])
     return [t for t in topics if built.get(t[0]) != fingerprints[t[0]]], fingerprints

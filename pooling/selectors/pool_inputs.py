@@ -4,7 +4,8 @@ Rows are read with a few SQL statements for the whole task (never one ORM object
 a prefix of each run is needed — its first ``depth`` distinct posts or ``k`` visual ids — so the
 first pass reads ranks up to a cut-off and a second pass completes the (run, topic) pairs whose
 prefix fell short (repeated posts, a run dominated by a few visual ids, odd ranks). The result is
-exactly what reading every row would give, because runs are pooled in rank order.
+exactly what reading every row would give, because runs are pooled in rank order. Document
+tasks read docnos the same way as answer tasks read post ids.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 from django.db import connection
 from django.db.models import Q
 
-from collection.models import Formula, RetrievalTask, Topic
+from collection.models import Document, Formula, RetrievalTask, Topic
 from pooling.algorithms import (
     AnswerRow,
+    DocumentRow,
     FormulaRow,
     PoolSettings,
     RunSpec,
@@ -118,6 +120,10 @@ _ANSWER_SQL = (
     f"SELECT run_id, topic_id, rank, score, post_id FROM {_RUNROW} "  # noqa: S608
     "WHERE post_id IS NOT NULL AND {where}"
 )
+_DOCUMENT_SQL = (
+    f"SELECT run_id, topic_id, rank, score, docno FROM {_RUNROW} "  # noqa: S608
+    "WHERE {where}"
+)
 _FORMULA_SQL = (
     "SELECT r.run_id, r.topic_id, r.rank, r.score, r.formula_id, "  # noqa: S608
     "COALESCE(f.post_id, r.post_id, 0), COALESCE(f.thread_id, 0), f.visual_id "
@@ -133,6 +139,13 @@ def _read_answer(where: str, params: Sequence[object], into: dict) -> None:
         into[topic_id][run_id].append((rank, score, post_id))
 
 
+def _read_document(where: str, params: Sequence[object], into: dict) -> None:
+    for run_id, topic_id, rank, score, docno in _fetch(
+        _DOCUMENT_SQL.format(where=where.format(p="")), params
+    ):
+        into[topic_id][run_id].append((rank, score, docno))
+
+
 def _read_formula(where: str, params: Sequence[object], into: dict) -> None:
     sql = _FORMULA_SQL.format(where=where.format(p="r."))
     for run_id, topic_id, rank, score, formula_id, post, thread, visual in _fetch(sql, params):
@@ -141,7 +154,7 @@ def _read_formula(where: str, params: Sequence[object], into: dict) -> None:
         into[topic_id][run_id].append(FormulaRow(rank, score, formula_id, post, thread, visual_id))
 
 
-def _distinct_posts(rows: list[AnswerRow]) -> int:
+def _distinct_posts(rows: list[AnswerRow] | list[DocumentRow]) -> int:
     return len({row[2] for row in rows})
 
 
@@ -189,15 +202,41 @@ def _ranked_rows(
     return into
 
 
-def answer_rows(
-    specs: Sequence[RunSpec], settings: PoolSettings, topic_ids: Sequence[int]
-) -> dict[int, dict[int, list[AnswerRow]]]:
-    """Each run's ranked (rank, score, post id) rows per topic, enough to pool it."""
+def _depth_cutoffs(specs: Sequence[RunSpec], settings: PoolSettings) -> dict[int, tuple[int, int]]:
     cutoffs = {}
     for spec in specs:
         depth = answer_depth(spec, settings)
         cutoffs[spec.run_id] = (depth, depth + 20)  # room for a few repeated posts
-    return _ranked_rows(cutoffs, topic_ids, _read_answer, _distinct_posts)
+    return cutoffs
+
+
+def answer_rows(
+    specs: Sequence[RunSpec], settings: PoolSettings, topic_ids: Sequence[int]
+) -> dict[int, dict[int, list[AnswerRow]]]:
+    """Each run's ranked (rank, score, post id) rows per topic, enough to pool it."""
+    return _ranked_rows(_depth_cutoffs(specs, settings), topic_ids, _read_answer, _distinct_posts)
+
+
+def document_rows(
+    specs: Sequence[RunSpec], settings: PoolSettings, topic_ids: Sequence[int]
+) -> dict[int, dict[int, list[DocumentRow]]]:
+    """Each document run's ranked (rank, score, docno) rows per topic, enough to pool it."""
+    cutoffs = _depth_cutoffs(specs, settings)
+    return _ranked_rows(cutoffs, topic_ids, _read_document, _distinct_posts)
+
+
+_DOCNO_CHUNK = 20_000
+
+
+def document_ids(collection_id: int, docnos: set[str]) -> dict[str, int]:
+    """Docno -> Document pk, for the docnos the collection holds (a query per 20,000)."""
+    found: dict[str, int] = {}
+    ordered = sorted(docnos)
+    documents = Document.objects.filter(collection_id=collection_id)
+    for start in range(0, len(ordered), _DOCNO_CHUNK):
+        chunk = ordered[start : start + _DOCNO_CHUNK]
+        found.update(documents.filter(docno__in=chunk).values_list("docno", "id"))
+    return found
 
 
 def formula_rows(

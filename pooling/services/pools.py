@@ -1,6 +1,7 @@
 """Building a task's pools: load runs in bulk, apply the pooling rules, write the difference.
 
-DESIGN.md "Pooling" and issue 4. A build is incremental and idempotent:
+DESIGN.md "Pooling" and issue 4 (document tasks: issue 13 §3, the answer rules with docnos,
+one hit per item pointing to its document). A build is incremental and idempotent:
 - items, hits, contributions a build finds already stored are kept (their display order too);
   it adds what is new and records every current (run, rank) contribution;
 - an item no run contributes any more (its run was replaced or withdrawn) is kept and marked
@@ -47,6 +48,7 @@ from pooling.selectors.pool_inputs import (
     pooling_target,
     stored_pools,
 )
+from pooling.services.document_pools import DocumentsMissing, document_plans
 
 # Re-exported: callers written before the queue part moved to pool_jobs import them from here.
 from pooling.services.pool_jobs import pool_build_request as pool_build_request
@@ -64,6 +66,7 @@ _ITEM_FIELDS = (
     "topic_id",
     "key",
     "post_id",
+    "document_id",
     "visual_id",
     "answer",
     "display_order",
@@ -71,7 +74,7 @@ _ITEM_FIELDS = (
     "entered_at",
     "is_orphaned",
 )
-_HIT_FIELDS = ("item_id", "post_id", "formula_id", "position", "vote")
+_HIT_FIELDS = ("item_id", "post_id", "formula_id", "position", "vote", "document_id")
 
 
 class PoolBuildError(Exception):
@@ -101,7 +104,9 @@ def pool_build(
     settings = pool_settings(target, seed)
     runs = pooled_runs(target)
     topics = list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
-    changed, fingerprints = topics_to_build(target.kind, settings, runs, topics, full=full)
+    changed, fingerprints = topics_to_build(
+        target.kind, settings, runs, topics, full=full, collection_id=target.collection_id
+    )
     skipped = len(topics) - len(changed)
     build = _start(build, task, settings, runs, len(topics))
     attempt = build.attempts
@@ -200,6 +205,12 @@ def _plans(
                 ((spec, ranked.get(spec.run_id, [])) for spec in runs.specs), settings
             )
             yield topic_id, number, plan
+        return
+    if target.kind == RetrievalTask.Kind.DOCUMENT:
+        try:
+            yield from document_plans(target, settings, runs, topics)
+        except DocumentsMissing as error:
+            raise PoolBuildError(str(error)) from error
         return
     answers = answer_rows(runs.specs, settings, topic_ids)
     generated = openqa_answers(runs.openqa_run_ids, {number: pk for pk, number in topics})
@@ -315,7 +326,15 @@ def _new_item_rows(
     existing_orders = {key: order for key, (_pk, order, _o) in stored.items.items()}
     orders = display_orders(existing_orders, plan, topic_rng(settings.seed, number))
     return [
-        (topic_id, key, plan[key].post_id, plan[key].visual_id, plan[key].answer, order)
+        (
+            topic_id,
+            key,
+            plan[key].post_id,
+            plan[key].document_id,
+            plan[key].visual_id,
+            plan[key].answer,
+            order,
+        )
         for key, order in sorted(orders.items(), key=lambda pair: pair[1])
     ]
 
@@ -373,7 +392,8 @@ def _hit_changes(
     settings: PoolSettings,
     changes: _Changes,
 ) -> None:
-    """One hit per answer item; at most N chosen instances per formula item, judged ones kept."""
+    """One hit per answer or document item; at most N chosen instances per formula item,
+    judged ones kept."""
     for key in sorted(plan):
         item, item_id = plan[key], item_ids[key]
         have = stored.hits.get(item_id, [])
@@ -381,7 +401,9 @@ def _hit_changes(
             if have:
                 changes.votes[have[0][0]] = item.vote
             else:
-                changes.new_hits.append((item_id, item.post_id, None, 0, item.vote))
+                changes.new_hits.append(
+                    (item_id, item.post_id, None, 0, item.vote, item.document_id)
+                )
             continue
         kept = [hit for hit in have if hit[2] in item.candidates or hit[0] in stored.judged_hits]
         changes.drop_hits += [hit[0] for hit in have if hit not in kept]
@@ -401,7 +423,9 @@ def _hit_changes(
             if candidate.formula_id not in kept_ids:
                 vote = float(candidate.vote)
                 post_id = candidate.post_id or None
-                changes.new_hits.append((item_id, post_id, candidate.formula_id, position, vote))
+                changes.new_hits.append(
+                    (item_id, post_id, candidate.formula_id, position, vote, None)
+                )
                 position += 1
 
 

@@ -33,7 +33,7 @@ from pooling.models import (
     Team,
 )
 from pooling.services.runs_context import run_context, task_topic_ids
-from pooling.services.runs_storage import run_rows_store
+from pooling.services.runs_storage import document_rows_store, run_rows_store
 
 ORGANIZER_FIELDS = ("is_baseline", "pool_as_primary", "depth_override")
 _HASH_CHUNK = 1024 * 1024
@@ -214,7 +214,8 @@ def _store(
                 setattr(run, name, value)
             run.version += 1
             run.save()
-        run_rows_store(run_id=run.pk, columns=parsed.columns, topic_ids=topic_ids)
+        store = document_rows_store if parsed.doc_column == "docno" else run_rows_store
+        store(run_id=run.pk, columns=parsed.columns, topic_ids=topic_ids)
     return run, created
 
 

@@ -7,12 +7,15 @@ query per row.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TypeVar
 
 from django.db import connection
 
-from collection.models import Formula, Post, RetrievalTask, Topic
+from collection.models import Document, Formula, Post, RetrievalTask, Topic
 from pooling.formats import RunContext
+from pooling.formats.model import DocnoLookup
 
+_Id = TypeVar("_Id", int, str)
 _CHUNK = 20_000  # SQLite's host-parameter limit is far below a run's 100,000 ids
 
 
@@ -27,7 +30,7 @@ def task_topic_ids(task: RetrievalTask) -> dict[str, int]:
     return topics
 
 
-def _chunks(ids: set[int]) -> Iterator[list[int]]:
+def _chunks(ids: set[_Id]) -> Iterator[list[_Id]]:
     id_list = sorted(ids)
     for start in range(0, len(id_list), _CHUNK):
         yield id_list[start : start + _CHUNK]
@@ -37,6 +40,32 @@ def _postgres_rows(sql: str, ids: set[int]) -> list[tuple[int, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, [list(ids)])
         return list(cursor.fetchall())
+
+
+def collection_docnos(collection_id: int) -> DocnoLookup:
+    """The lookup "which of these docnos are documents of the collection", a query per
+    20,000 docnos (the (collection, docno) unique index answers each)."""
+    table = Document._meta.db_table
+    where = f"FROM {table} WHERE collection_id = %s AND docno = ANY(%s)"
+
+    def known(docnos: set[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in _chunks(docnos):
+            if connection.vendor != "postgresql":
+                in_collection = Document.objects.filter(collection_id=collection_id)
+                found.update(in_collection.filter(docno__in=chunk).values_list("docno", flat=True))
+                continue
+            with connection.cursor() as cursor:
+                # The usual case is a valid file: count first, fetch only when some are missing.
+                cursor.execute(f"SELECT count(*) {where}", [collection_id, chunk])
+                if cursor.fetchone()[0] == len(chunk):
+                    found.update(chunk)
+                    continue
+                cursor.execute(f"SELECT docno {where}", [collection_id, chunk])
+                found.update(row[0] for row in cursor.fetchall())
+        return found
+
+    return known
 
 
 def answer_posts(ids: set[int]) -> set[int]:
@@ -89,6 +118,16 @@ def run_context(task: RetrievalTask, topic_ids: Mapping[str, int]) -> tuple[RunC
             formulas = formula_posts
         else:
             notes.append("the collection has no formula index yet: formula ids were not checked")
+    if task.kind == RetrievalTask.Kind.DOCUMENT and task.collection_id is not None:
+        # Unlike Math SE posts, always checked: a document pool needs the documents.
+        collection = task.collection.name if task.collection else ""
+        context = RunContext(
+            task_kind=task.kind,
+            topics=frozenset(topic_ids),
+            document_docnos=collection_docnos(task.collection_id),
+            collection=collection,
+        )
+        return context, notes
     context = RunContext(
         task_kind=task.kind,
         topics=frozenset(topic_ids),

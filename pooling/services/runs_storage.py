@@ -93,3 +93,49 @@ def run_rows_store(*, run_id: int, columns: RunColumns, topic_ids: Mapping[str, 
             text = _copy_lines(run_id, columns, topic_ids, start, start + BATCH_ROWS)
             raw.copy_expert(sql, io.StringIO(text))
     return total
+
+
+# Document runs (issue 13 §3): their own COPY, so the fast path above stays as it is.
+DOCUMENT_FIELDS = ("run_id", "topic_id", "docno", "rank", "score", "answer", "sources")
+
+
+def _document_copy_lines(
+    run_id: int, columns: RunColumns, topic_ids: Mapping[str, int], start: int, stop: int
+) -> str:
+    prefix = {topic: f"{run_id}\t{pk}\t" for topic, pk in topic_ids.items()}
+    c = columns
+    return "".join(
+        [
+            f"{prefix[t]}{d.translate(_ESCAPES)}\t{r}\t{s!r}\t\t\n"
+            for t, d, r, s in zip(
+                c.topic[start:stop],
+                c.docno[start:stop],
+                c.rank[start:stop],
+                c.score[start:stop],
+                strict=True,
+            )
+        ]
+    )
+
+
+def document_rows_store(*, run_id: int, columns: RunColumns, topic_ids: Mapping[str, int]) -> int:
+    """Insert the rows of document run ``run_id`` (docnos; no post or formula ids); call
+    inside the caller's transaction."""
+    if connection.vendor != "postgresql":
+        c = columns
+        values = zip(c.topic, c.docno, c.rank, c.score, strict=True)
+        rows = ((run_id, topic_ids[t], d, r, s, "", "") for t, d, r, s in values)
+        return bulk_insert(RunRow, DOCUMENT_FIELDS, rows)
+    quoted = (
+        connection.ops.quote_name(str(RunRow._meta.get_field(f).column))  # type: ignore[union-attr]
+        for f in DOCUMENT_FIELDS
+    )
+    table = connection.ops.quote_name(RunRow._meta.db_table)
+    sql = f"COPY {table} ({', '.join(quoted)}) FROM STDIN"
+    total = len(columns)
+    with connection.cursor() as cursor:
+        raw = cursor.cursor  # psycopg2's cursor: Django's wrapper has no copy_expert
+        for start in range(0, total, BATCH_ROWS):
+            text = _document_copy_lines(run_id, columns, topic_ids, start, start + BATCH_ROWS)
+            raw.copy_expert(sql, io.StringIO(text))
+    return total

@@ -1,7 +1,17 @@
 import factory
 from django.contrib.auth.models import User
 
-from collection.models import Campaign, Comment, Formula, Post, RetrievalTask, Thread, Topic
+from collection.models import (
+    Campaign,
+    Comment,
+    Document,
+    DocumentCollection,
+    Formula,
+    Post,
+    RetrievalTask,
+    Thread,
+    Topic,
+)
 
 
 class UserFactory(factory.django.DjangoModelFactory[User]):
@@ -77,3 +87,22 @@ class FormulaFactory(factory.django.DjangoModelFactory[Formula]):
     location = Formula.Location.ANSWER
     latex = "x^2"
     visual_id = factory.Sequence(lambda n: str(300000 + n))
+
+
+class DocumentCollectionFactory(factory.django.DjangoModelFactory[DocumentCollection]):
+    class Meta:
+        model = DocumentCollection
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"news-{n}")
+
+
+class DocumentFactory(factory.django.DjangoModelFactory[Document]):
+    class Meta:
+        model = Document
+
+    collection = factory.SubFactory(DocumentCollectionFactory)
+    docno = factory.Sequence(lambda n: f"doc-{n:06d}")
+    title = factory.Sequence(lambda n: f"Document {n}")
+    body = "A plain text body.\n\nIts second paragraph."
+    checksum = factory.Sequence(lambda n: f"{n:032x}")

@@ -14,6 +14,7 @@ from pooling.algorithms import (
     formula_k,
     openqa_pool,
     plan_answer_topic,
+    plan_document_topic,
     pooled_posts,
     topic_rng,
 )
@@ -66,6 +67,65 @@ def test_pooled_posts_are_the_first_distinct_posts_when_cut_at_depth(
     rows: list[tuple[int, float, int]], depth: int, expected: list[tuple[int, int]]
 ) -> None:
     assert pooled_posts(rows, depth) == expected
+
+
+# Document rows: (rank, score, docno); trec_eval breaks score ties by docno descending, as
+# strings ("doc-9" > "doc-10"), never as numbers.
+TIED_DOCNOS = [
+    (1, 0.9, "doc-1"),
+    (2, 0.8, "doc-10"),
+    (2, 0.8, "doc-9"),
+    (2, 0.9, "b"),
+    (3, 0.1, "z"),
+]
+
+
+@pytest.mark.parametrize(
+    ("rows", "depth", "expected"),
+    [
+        (TIED_DOCNOS, 2, [("doc-1", 1), ("b", 2)]),
+        (TIED_DOCNOS, 4, [("doc-1", 1), ("b", 2), ("doc-9", 2), ("doc-10", 2)]),
+        (
+            list(reversed(TIED_DOCNOS)),
+            5,
+            [("doc-1", 1), ("b", 2), ("doc-9", 2), ("doc-10", 2), ("z", 3)],
+        ),
+        # non-ASCII docnos compare by code point, which is UTF-8 byte order (trec_eval's strcmp)
+        (
+            [(1, 1.0, "é"), (1, 1.0, "z"), (1, 1.0, "\U0001f600")],
+            3,
+            [("\U0001f600", 1), ("é", 1), ("z", 1)],
+        ),
+        ([(1, 3.0, "a"), (2, 2.0, "a"), (3, 1.0, "b")], 2, [("a", 1), ("b", 3)]),
+    ],
+)
+def test_pooled_docnos_follow_trec_eval_ties_when_ids_are_strings(
+    rows: list[tuple[int, float, str]], depth: int, expected: list[tuple[str, int]]
+) -> None:
+    assert pooled_posts(rows, depth) == expected
+    # the same order as DESIGN.md's key (rank, -score, -id) gives ids that sort the same way
+    as_numbers = {docno: n for n, docno in enumerate(sorted({r[2] for r in rows}))}
+    numeric = sorted(
+        ((r, s, as_numbers[d]) for r, s, d in rows), key=lambda x: (x[0], -x[1], -x[2])
+    )
+    reference = list(dict.fromkeys(doc for _rank, _score, doc in numeric))[:depth]
+    assert [as_numbers[docno] for docno, _rank in expected] == reference
+
+
+def test_document_plan_pools_docnos_by_role_depth_and_keys_items_by_docno() -> None:
+    primary = [(1, 3.0, "d1"), (2, 2.0, "d2"), (3, 1.0, "d3")]
+    alternate = [(1, 3.0, "d3"), (2, 2.0, "d4"), (3, 1.0, "d5")]
+    settings = PoolSettings(primary_depth=3, alternate_depth=2)
+    plan = plan_document_topic(
+        [(RunSpec(1, "primary"), primary), (RunSpec(2, "alternate"), alternate)], settings
+    )
+    assert {key: item.contributions for key, item in plan.items()} == {
+        "d1": {1: 1},
+        "d2": {1: 2},
+        "d3": {1: 3, 2: 1},
+        "d4": {2: 2},
+    }
+    assert all(item.post_id is None and item.document_id is None for item in plan.values())
 
 
 def test_answer_pool_is_the_union_with_every_contribution_when_runs_overlap() -> None:

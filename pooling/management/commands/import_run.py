@@ -32,13 +32,16 @@ TASK_NAMES = {
     "openqa": "openqa",
     "task3": "openqa",
     "3": "openqa",
+    "document": "document",  # TREC-style tasks: TREC runs with the collection's docnos
 }
 
 
 def find_task(campaign: str, task: str) -> RetrievalTask:
     kind = TASK_NAMES.get(task.lower())
     if kind is None:
-        raise CommandError(f"unknown task {task!r}: use answer|formula|openqa (or task1..task3)")
+        raise CommandError(
+            f"unknown task {task!r}: use answer|formula|openqa|document (or task1..task3)"
+        )
     try:
         return RetrievalTask.objects.select_related("campaign").get(
             campaign__name=campaign, kind=kind
@@ -89,7 +92,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("path", type=Path)
         parser.add_argument("--campaign", required=True)
-        parser.add_argument("--task", required=True, help="answer|formula|openqa or task1..3")
+        parser.add_argument(
+            "--task", required=True, help="answer|formula|openqa|document or task1..3"
+        )
         parser.add_argument("--team", required=True, help="created when missing")
         parser.add_argument("--tag", required=True)
         parser.add_argument("--role", required=True, choices=Run.Role.values)

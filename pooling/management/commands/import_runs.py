@@ -1,9 +1,10 @@
 """``manage.py import_runs DIR --campaign C --task T``: a folder of ARQMath-named run files.
 
 File names follow ARQMath's submission convention ``Team-task1-tag-auto-both-P.tsv``: team,
-task, tag (may itself contain ``-``), auto|manual, declared data (text|math|both), P(rimary) or
-A(lternate). Each file is validated and stored on its own; the command reports every file
-and fails at the end if any was not stored.
+task (``document`` for a document task's TREC runs), tag (may itself contain ``-``),
+auto|manual, declared data (text|math|both), P(rimary) or A(lternate). Each file is validated
+and stored on its own; the command reports every file and fails at the end if any was not
+stored.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("folder", type=Path)
         parser.add_argument("--campaign", required=True)
-        parser.add_argument("--task", required=True, help="answer|formula|openqa or task1..3")
+        parser.add_argument(
+            "--task", required=True, help="answer|formula|openqa|document or task1..3"
+        )
         parser.add_argument("--ignore-deadline", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
