@@ -8,7 +8,8 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 
 from collection.models import Campaign, Comment, Formula, Post, Thread, Topic
-from evaluation.management.commands.demo import CAMPAIGN, USERS
+from demo.arqmath_campaign import CAMPAIGN
+from demo.people import USERS
 from pooling.models import Run, RunRow, Team
 
 pytestmark = pytest.mark.django_db
