@@ -8,6 +8,9 @@
 
 The same seed and sizes give byte-identical files. ``iter_threads`` streams the collection alone
 (constant memory) for benchmarks of any size.
+
+``demo.synthetic.trec.generate_trec`` writes a TREC-style news campaign instead (TREC SGML
+documents, a TREC topic file, 6-column runs, a machine judge's grades).
 """
 
 from __future__ import annotations
