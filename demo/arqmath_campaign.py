@@ -43,6 +43,7 @@ class Demo:
     threads: int
     topics: int
     write: Callable[[str], None]
+    documents: int = 400  # the TREC-style campaign's collection
     files: SyntheticCollection | None = None
     campaign: Campaign | None = None
     tasks: dict[str, RetrievalTask] = field(default_factory=dict)

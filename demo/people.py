@@ -18,6 +18,7 @@ USERS: tuple[tuple[str, str, str, str], ...] = (
     ("bob", "bob-demo", "assessor", ""),
     ("carol", "carol-demo", "participant", "Lemma"),
     ("dave", "dave-demo", "participant", "Tangent"),
+    ("nora", "nora-demo", "participant", "Northwind"),  # the TREC-style demo's best team
 )
 
 

@@ -16,6 +16,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 from statistics import mean
+from typing import Any
 
 import pytest
 import pytrec_eval
@@ -80,7 +81,7 @@ def _run(path: Path) -> list[tuple[str, str, str, int, float, str]]:
 
 
 def test_generator_writes_identical_files_when_run_twice_with_one_seed(tmp_path: Path) -> None:
-    sizes = {"documents": 60, "topics": 3, "depth": 20}
+    sizes: dict[str, Any] = {"documents": 60, "topics": 3, "depth": 20}
     generate_trec(tmp_path / "a", seed=5, **sizes)
     generate_trec(tmp_path / "b", seed=5, **sizes)
     generate_trec(tmp_path / "c", seed=6, **sizes)
@@ -240,7 +241,7 @@ def test_generator_writes_a_whole_campaign_when_sizes_are_tiny(tmp_path: Path) -
     ],
 )
 def test_generator_refuses_when_sizes_are_out_of_range(
-    tmp_path: Path, sizes: dict[str, int], message: str
+    tmp_path: Path, sizes: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(ValueError, match=message):
         generate_trec(tmp_path, **sizes)

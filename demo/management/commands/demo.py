@@ -1,9 +1,9 @@
-"""``manage.py demo``: a synthetic campaign ready to click through (``demo.steps`` lists
-what is built, in order).
+"""``manage.py demo``: two synthetic campaigns ready to click through, an ARQMath-like one and
+a TREC-style news one (``demo.steps`` lists what is built, in order).
 
 Running it again leaves an existing demo alone (and prints the logins); ``--reset`` deletes the
-demo campaign, its users and teams and the whole collection, then builds it afresh. Embedded
-(``make demo``): SQLite and in-process tasks.
+demo campaigns, their users and teams, the whole Math SE collection and the demo's document
+collection, then builds it afresh. Embedded (``make demo``): SQLite and in-process tasks.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from collection.models import Campaign, Thread
+from collection.models import Campaign, DocumentCollection, Thread
 from demo.arqmath_campaign import CAMPAIGN, Demo
 from demo.people import USERS
 from demo.steps import STEPS, demo_reset
+from demo.trec_campaign import TREC_COLLECTION
 
 URL = "http://127.0.0.1:8000"
 
@@ -29,14 +30,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--seed", type=int, default=2022)
         parser.add_argument("--dir", type=Path, default=Path(settings.BASE_DIR) / "var" / "demo")
-        parser.add_argument("--threads", type=int, default=400, help="collection size")
+        parser.add_argument("--threads", type=int, default=400, help="Math SE collection size")
+        parser.add_argument(
+            "--documents", type=int, default=400, help="news collection size (TREC-style demo)"
+        )
         parser.add_argument("--topics", type=int, default=10, help="topics per task")
         parser.add_argument("--reset", action="store_true", help="delete the demo and rebuild it")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["reset"]:
             demo_reset()
-            self.stdout.write("Deleted the previous demo and the collection.")
+            self.stdout.write("Deleted the previous demo and the collections.")
         elif Campaign.objects.filter(name=CAMPAIGN).exists():
             self.stdout.write(
                 f"The demo campaign {CAMPAIGN!r} exists already; "
@@ -44,7 +48,10 @@ class Command(BaseCommand):
             )
             self._print_logins()
             return
-        elif Thread.objects.exists():
+        elif (
+            Thread.objects.exists()
+            or DocumentCollection.objects.filter(name=TREC_COLLECTION).exists()
+        ):
             self.stdout.write(
                 "The collection is not empty: run `manage.py demo --reset` to replace it."
             )
@@ -54,6 +61,7 @@ class Command(BaseCommand):
             folder=options["dir"],
             threads=options["threads"],
             topics=options["topics"],
+            documents=options["documents"],
             write=self.stdout.write,
         )
         started = time.perf_counter()
