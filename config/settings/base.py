@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "pooling",
     "assessment",
     "evaluation",
+    "demo",  # the synthetic demo campaigns (manage.py demo); it imports every other app
 ]
 
 MIDDLEWARE = [

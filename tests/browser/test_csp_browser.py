@@ -18,7 +18,7 @@ from django.core.management import call_command
 
 from assessment.models import Assignment, TrainingRound
 from collection.models import RetrievalTask, Thread, Topic
-from evaluation.management.commands.demo import CAMPAIGN
+from demo.arqmath_campaign import CAMPAIGN
 from pooling.models import Run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from assessment.models import Assignment
 from collection.models import RetrievalTask
-from evaluation.management.commands.demo import CAMPAIGN
+from demo.arqmath_campaign import CAMPAIGN
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,12 +8,12 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from assessment.demo_agreement import demo_training_and_dual
 from assessment.models import Assignment, Judgment
 from assessment.selectors.agreement import task_agreement, training_rounds_agreement
 from assessment.selectors.dashboard import task_dashboard
 from assessment.services.assignments import assignments_create, dual_assignments_create
 from assessment.services.training import training_round_create
+from demo.training import demo_training_and_dual
 from tests.factories import (
     ContributionFactory,
     HitFactory,

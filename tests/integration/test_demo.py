@@ -1,4 +1,6 @@
-"""``manage.py demo`` on PostgreSQL: a whole synthetic campaign, idempotent, ready to click."""
+"""``manage.py demo`` on PostgreSQL: two whole synthetic campaigns, idempotent, ready to click.
+
+(The same command on SQLite, as ``make demo`` runs it: test_demo_sqlite.py.)"""
 
 from io import StringIO
 from pathlib import Path
@@ -7,18 +9,21 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
-from collection.models import Campaign, Comment, Formula, Post, Thread, Topic
-from evaluation.management.commands.demo import CAMPAIGN, USERS
-from pooling.models import Run, RunRow, Team
+from assessment.models import Assignment, Judgment, JudgmentRevision, MachineJudge
+from collection.models import Campaign, Comment, Document, Formula, Post, Thread, Topic
+from demo.arqmath_campaign import CAMPAIGN
+from demo.people import USERS
+from demo.trec_campaign import TREC_CAMPAIGN, TREC_COLLECTION, trec_demo_missing
+from evaluation.models import EvaluationResult
+from pooling.models import PoolItem, Run, RunRow, Team
 
 pytestmark = pytest.mark.django_db
 
 
 def _demo(tmp_path: Path, *extra: str) -> str:
     out = StringIO()
-    call_command(
-        "demo", "--dir", str(tmp_path), "--threads", "60", "--topics", "4", *extra, stdout=out
-    )
+    sizes = ("--threads", "60", "--topics", "4", "--documents", "80")
+    call_command("demo", "--dir", str(tmp_path), *sizes, *extra, stdout=out)
     return out.getvalue()
 
 
@@ -58,7 +63,7 @@ def test_demo_leaves_the_demo_alone_when_run_twice(tmp_path: Path) -> None:
     output = _demo(tmp_path)
     assert "exists already" in output
     assert Post.objects.count() == posts
-    assert Run.objects.count() == 18
+    assert Run.objects.filter(task__campaign__name=CAMPAIGN).count() == 18
 
 
 # Committed like a real run: the importer alters tables, which PostgreSQL refuses while the
@@ -66,9 +71,10 @@ def test_demo_leaves_the_demo_alone_when_run_twice(tmp_path: Path) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_demo_rebuilds_the_same_campaign_when_reset(tmp_path: Path) -> None:
     _demo(tmp_path)
-    before = (Post.objects.count(), Formula.objects.count(), RunRow.objects.count())
+    counts = (Post, Formula, RunRow, Document, Judgment)
+    before = [model.objects.count() for model in counts]
     _demo(tmp_path, "--reset")
-    after = (Post.objects.count(), Formula.objects.count(), RunRow.objects.count())
+    after = [model.objects.count() for model in counts]
     assert after == before
     assert Campaign.objects.filter(name=CAMPAIGN).count() == 1
 
@@ -86,3 +92,65 @@ def test_demo_thread_page_renders_formulas_for_mathjax_when_an_assessor_opens_it
     assert response.status_code == 200
     assert html.count('class="math-container"') >= 3
     assert "vendor/mathjax/tex-chtml.js" in html
+
+
+def test_demo_judgments_went_through_the_judging_service_when_built(tmp_path: Path) -> None:
+    _demo(tmp_path)
+    judgments = Judgment.objects.filter(assignment__topic__task__campaign__name=CAMPAIGN)
+    assert judgments.count() > 100
+    # The service keeps one revision per stored value and stamps the scale's rules: grades
+    # within 0-3, and a comment with every flag.
+    assert JudgmentRevision.objects.filter(judgment__in=judgments, number=1).count() == (
+        judgments.count()
+    )
+    assert not judgments.filter(grade__gt=3).exists()
+    assert not judgments.exclude(flag="").filter(comment="").exists()
+    days = {moment.date() for moment in judgments.values_list("created_at", flat=True)}
+    assert len(days) >= 3  # dated back over the last days, for the progress chart
+
+
+@pytest.mark.skipif(
+    not trec_demo_missing(), reason="the issue-13 commands are here: the TREC demo is built"
+)
+def test_demo_says_the_trec_campaign_is_skipped_when_its_commands_are_missing(
+    tmp_path: Path,
+) -> None:
+    output = _demo(tmp_path)
+    assert "skipped: this build has no manage.py import_documents" in output
+    assert not Campaign.objects.filter(name=TREC_CAMPAIGN).exists()
+
+
+@pytest.mark.skipif(
+    bool(trec_demo_missing()),
+    reason="needs import_documents, import_topics --format trec and import_judge (issue 13)",
+)
+def test_demo_builds_the_trec_style_campaign_when_issue_13_commands_exist(
+    tmp_path: Path,
+) -> None:
+    _demo(tmp_path)
+    documents = Document.objects.filter(collection__name=TREC_COLLECTION)
+    assert documents.count() == 80
+    assert documents.filter(body_format="html").exists()
+    task = Campaign.objects.get(name=TREC_CAMPAIGN).tasks.get()
+    assert task.kind == "document"
+    assert task.collection is not None
+    assert task.collection.name == TREC_COLLECTION
+    topics = list(task.topics.order_by("number"))
+    assert [t.number for t in topics] == ["401", "402", "403", "404"]
+    assert all(t.description and "not relevant" in t.narrative for t in topics)
+    runs = Run.objects.filter(task=task)
+    assert runs.values("team").distinct().count() == 3
+    assert runs.count() == 5
+    assert PoolItem.objects.filter(topic__task=task, document__isnull=False).exists()
+    held = Assignment.objects.filter(topic__task=task, purpose="official")
+    assert set(held.values_list("assessor__username", flat=True)) >= {"alice", "bob"}
+    assert Assignment.objects.filter(topic__task=task, purpose="dual").exists()
+    human = Judgment.objects.filter(hit__item__topic__task=task, assessor__machine_judge=None)
+    assert human.exists()
+    assert not human.filter(grade__gt=2).exists()  # the task's own 0-2 scale
+    assert not human.filter(guidelines_version=None).exists()  # stamped by the service
+    judge = MachineJudge.objects.get(task=task, name="llm-demo")
+    assert Judgment.objects.filter(assessor=judge.account).exists()
+    results = EvaluationResult.objects.filter(run__task=task)
+    assert results.count() == 5
+    assert all(r.measures.get("ndcg_cut_10") is not None for r in results)

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from collection.models import Campaign
-from evaluation.demo import demo_evaluate
+from demo.results import demo_evaluate
 from evaluation.models import EvaluationResult, QrelsVersion
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from assessment.demo_judging import TOPICS_EACH, demo_assign
 from assessment.models import Assignment
 from collection.models import RetrievalTask
+from demo.assignments import TOPICS_EACH, demo_assign
 from tests.factories import AssignmentFactory, CampaignFactory, RetrievalTaskFactory, UserFactory
 from tests.integration.test_judging_pools import answer_pool
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from collection.models import Formula, RetrievalTask
-from evaluation.management.commands.demo import CAMPAIGN, STEPS, Demo
-from pooling.demo import demo_build_pools
+from demo.arqmath_campaign import CAMPAIGN, Demo
+from demo.pools import demo_build_pools
+from demo.steps import STEPS
 from pooling.models import Hit, PoolBuild, PoolItem, Run, RunRow
 from pooling.services.pools import pool_build, pool_build_request
 from tests.factories.collection import CampaignFactory, RetrievalTaskFactory, TopicFactory

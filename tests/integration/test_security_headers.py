@@ -25,7 +25,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from assessment.models import Assignment, TrainingRound
 from collection.models import RetrievalTask, Thread
-from evaluation.management.commands.demo import CAMPAIGN
+from demo.arqmath_campaign import CAMPAIGN
 from evaluation.models import QrelsVersion
 from pooling.models import Run
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from collection.synthetic.threads import FormulaRecord, make_thread
-from collection.synthetic.vocabulary import SHAPES
+from demo.synthetic.threads import FormulaRecord, make_thread
+from demo.synthetic.vocabulary import SHAPES
 
 TOPIC_INDEX_BASE = 50_000_000  # far past any collection size the generator is asked for
 _SPAN_ID = re.compile(r'(<span class="math-container" id=")(\d+)(")')

@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from collection.synthetic.threads import ThreadRecord
-from collection.synthetic.topics import TopicRecord
-from collection.synthetic.vocabulary import SHAPES
+from demo.synthetic.threads import ThreadRecord
+from demo.synthetic.topics import TopicRecord
+from demo.synthetic.vocabulary import SHAPES
 
 _SHAPE = {shape.visual_id: shape for shape in SHAPES}
 CANDIDATES_PER_TOPIC = 600  # bounded: memory stays flat whatever the collection size

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from collection.formats.formula_index import V3_HEADER
-from collection.synthetic.threads import PostRecord, ThreadRecord
+from demo.synthetic.threads import PostRecord, ThreadRecord
 
 _ATTRIBUTE_ESCAPES = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#xA;", "\t": "&#x9;"}

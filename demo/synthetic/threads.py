@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from collection.synthetic.vocabulary import (
+from demo.synthetic.vocabulary import (
     ANSWER_COMMENTS,
     ANSWER_MIDDLES,
     ANSWER_OPENERS,

@@ -8,6 +8,9 @@
 
 The same seed and sizes give byte-identical files. ``iter_threads`` streams the collection alone
 (constant memory) for benchmarks of any size.
+
+``demo.synthetic.trec.generate_trec`` writes a TREC-style news campaign instead (TREC SGML
+documents, a TREC topic file, 6-column runs, a machine judge's grades).
 """
 
 from __future__ import annotations
@@ -16,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from collection.synthetic.files import CollectionCounts, CollectionWriter
-from collection.synthetic.runs import TEAMS, RunFile, SystemSpec, collect_candidates, write_runs
-from collection.synthetic.threads import ThreadRecord, make_thread
-from collection.synthetic.topics import TopicRecord, make_topic, write_topics
+from demo.synthetic.files import CollectionCounts, CollectionWriter
+from demo.synthetic.runs import TEAMS, RunFile, SystemSpec, collect_candidates, write_runs
+from demo.synthetic.threads import ThreadRecord, make_thread
+from demo.synthetic.topics import TopicRecord, make_topic, write_topics
 
 __all__ = [
     "TEAMS",

@@ -1,8 +1,8 @@
 """Demo step: build the pools of every task of the demo campaign.
 
 ``demo_build_pools(campaign)`` builds (or incrementally rebuilds: nothing changes when nothing
-is new) the answer and formula pools in-process; open-QA answers, if the campaign has them,
-join the answer pools. Returns a summary for the demo command to print.
+is new) the answer, formula and document pools in-process; open-QA answers, if the campaign
+has them, join the answer pools. Returns a summary for the demo command to print.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ __all__ = ["demo_build_pools"]
 
 
 def demo_build_pools(campaign: Campaign | None) -> str:
-    """Build the pools of ``campaign``'s answer and formula tasks; one summary line per task."""
+    """Build the pools of ``campaign``'s tasks (all but open QA); one summary line per task."""
     if campaign is None:
         return "  no campaign: skipped the pools"
     lines = []
