@@ -35,15 +35,16 @@ from tests.integration.pool_data import pool_snapshot
 pytestmark = pytest.mark.django_db
 
 DOCS = 120
-TOPICS = ("301", "302", "303", "304")
+TOPICS: tuple[str, ...] = ("301", "302", "303", "304")
+RunSpec = tuple[str, int, tuple[str, ...]]
 PRIMARY, ALTERNATE = 6, 3
 # tag -> (role, seed, topics it has rows for)
-RUNS = {
+RUNS: dict[str, RunSpec] = {
     "bm25": ("primary", 1, TOPICS),
     "bm25rm3": ("alternate", 2, TOPICS),
     "dense": ("primary", 3, TOPICS),
 }
-LATE = ("late", ("primary", 4, ("302", "304")))
+LATE: tuple[str, RunSpec] = ("late", ("primary", 4, ("302", "304")))
 
 
 def docno(n: int) -> str:
@@ -106,7 +107,7 @@ def document_task(name: str, *, late: bool = False, full: bool = False) -> Retri
     return task
 
 
-def expected_pool(runs: dict[str, tuple[str, int, tuple[str, ...]]]) -> dict[str, dict[str, dict]]:
+def expected_pool(runs: dict[str, RunSpec]) -> dict[str, dict[str, dict]]:
     """topic -> docno -> {run tag: rank}: trectools' top-X of each run at its depth."""
     pool: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
     for tag, (role, seed, topics) in runs.items():

@@ -109,7 +109,7 @@ def test_pending_build_is_published_again_when_the_broker_lost_its_message(
     build = pool_build_request(task=task)
     build.refresh_from_db()
     lost = build.celery_task_id
-    assert lost in broker_task_ids(celery_app)
+    assert lost in (broker_task_ids(celery_app) or set())
     celery_app.control.purge()  # what a Redis restart without persistence does to the queue
     pending_since(build, 61)
 
@@ -119,7 +119,7 @@ def test_pending_build_is_published_again_when_the_broker_lost_its_message(
     assert [(r.job_id, r.action, r.attempt) for r in reaped] == [(build.pk, "republished", 2)]
     assert (build.status, build.attempts) == ("pending", 2)
     assert build.celery_task_id not in ("", lost)
-    assert build.celery_task_id in broker_task_ids(celery_app)
+    assert build.celery_task_id in (broker_task_ids(celery_app) or set())
     assert pool_builds_reap() == []  # its message is queued now
 
 
