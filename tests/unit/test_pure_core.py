@@ -11,6 +11,7 @@ PURE_PACKAGES = ["pooling/algorithms", "pooling/formats", "collection/formats"]
 PURE_MODULES = [
     "evaluation/measures.py",
     "evaluation/trec_measures.py",
+    "evaluation/trec_names.py",
     "evaluation/qrels.py",
     "evaluation/readiness.py",
     "evaluation/answers.py",
