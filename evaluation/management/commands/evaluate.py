@@ -16,8 +16,9 @@ from evaluation.trec_measures import MeasureNameError
 
 class Command(BaseCommand):
     help = (
-        "Evaluate run files against a qrels file with ARQMath's prime measures "
-        "(nDCG', MAP', P'@10; AR and P@1 for open QA). Reads files only: no database."
+        "Evaluate run files against a qrels file with any trec_eval measure (--measure) or the "
+        "task kind's defaults (ARQMath's prime measures nDCG', MAP', P'@10; AR and P@1 for open "
+        "QA). Reads files only: no database."
     )
     requires_system_checks: list[str] = []
     requires_migrations_checks = False
