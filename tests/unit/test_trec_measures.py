@@ -54,11 +54,6 @@ def test_bad_name_is_named_with_examples_when_unknown(name: str) -> None:
         parse_measures([name])
 
 
-MEASURES = ["map", "P_5", "P_10", "ndcg", "ndcg_cut_10", "recip_rank", "bpref", "Rprec",
-            "recall_20", "num_rel_ret", "set_F", "iprec_at_recall_0.10", "map_cut_5",
-            "success_1"]  # fmt: skip
-
-
 def random_data(seed: int) -> tuple[dict, dict]:
     """Graded qrels (0-2) and a run with ties, unjudged and string docs, missing topics."""
     rng = random.Random(seed)
