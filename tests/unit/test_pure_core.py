@@ -12,6 +12,8 @@ PURE_MODULES = [
     "evaluation/measures.py",
     "evaluation/trec_measures.py",
     "evaluation/trec_names.py",
+    "evaluation/official.py",
+    "evaluation/reports.py",
     "evaluation/qrels.py",
     "evaluation/readiness.py",
     "evaluation/answers.py",
