@@ -9,6 +9,7 @@ SCRIPTS = [
     "import_collection.py",
     "ingest_runs.py",
     "evaluate.py",
+    "evaluate_measures.py",
     "judging_load.py",
     "judging_first_load.py",
     "pooling.py",

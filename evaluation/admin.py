@@ -1,11 +1,15 @@
 """Admin of the evaluation app: frozen qrels, results, jobs and the publication record are
-read, not edited (publish and withdraw on /results/, over REST or with publish_results)."""
+read, not edited (publish and withdraw on /results/, over REST or with publish_results). It
+also checks the official measures of a task edited in the collection app's task admin."""
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
+from collection.admin import RetrievalTaskAdmin
+from collection.models import RetrievalTask
 from evaluation.models import (
     EvaluationJob,
     EvaluationResult,
@@ -13,6 +17,8 @@ from evaluation.models import (
     QrelsVersion,
     TaskPublication,
 )
+from evaluation.official import official_measures_check
+from evaluation.trec_names import MeasureNameError
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -92,3 +98,30 @@ class PublicationEventAdmin(ReadOnlyAdmin):
     list_display = ["at", "task", "action", "qrels", "by_name"]
     list_filter = ["action", "task__campaign"]
     list_select_related = ["task__campaign", "qrels"]
+
+
+class RetrievalTaskForm(forms.ModelForm):
+    """The task's admin form, its official measures checked by the measure parser (the
+    evaluation app owns measure names, so it swaps the form in; collection cannot import it)."""
+
+    class Meta:
+        model = RetrievalTask
+        fields = "__all__"  # noqa: DJ007 - the collection app's admin chooses what is shown
+
+    def clean_official_measures(self) -> list[str]:
+        names = self.cleaned_data.get("official_measures") or []
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise forms.ValidationError('a JSON list of measure names, as ["map", "P_10"]')
+        kind = self.cleaned_data.get("kind") or (self.instance.kind if self.instance else "")
+        try:
+            return official_measures_check(kind, names)
+        except MeasureNameError as error:
+            raise forms.ValidationError(str(error)) from None
+
+
+class RetrievalTaskMeasuresAdmin(RetrievalTaskAdmin):
+    form = RetrievalTaskForm
+
+
+admin.site.unregister(RetrievalTask)
+admin.site.register(RetrievalTask, RetrievalTaskMeasuresAdmin)

@@ -55,6 +55,14 @@ class RunScores:
     notes: list[str] = field(default_factory=list)
     average: Average = "all"  # which topics the means are over
     answers: dict[str, str] = field(default_factory=dict)  # Task 3: topic -> answer id scored
+    # Official measures under trec_eval -c: what each qrels topic missing from the run scores
+    # (num_rel its count, gm_map ln 0.00001); empty: a missing topic scores 0.
+    missing: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def value(self, topic: str, measure: str) -> float:
+        """What ``topic`` contributes to the mean of ``measure``."""
+        found = self.per_topic.get(topic) or self.missing.get(topic) or {}
+        return found.get(measure, 0.0)
 
     def as_dict(self) -> dict[str, object]:
         found: dict[str, object] = {

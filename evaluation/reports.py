@@ -10,9 +10,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from collection.formats.spreadsheet import safe_cell, safe_row
+from evaluation.trec_names import parse_measures
 
-# (key, heading, LaTeX heading) per task kind, in ARQMath's column order.
-COLUMNS: dict[str, list[tuple[str, str, str]]] = {
+Columns = list[tuple[str, str, str]]  # (key, heading, LaTeX heading)
+# ARQMath's kinds, in ARQMath's column order; a task with official measures has its own.
+COLUMNS: dict[str, Columns] = {
     "ranked": [
         ("ndcg_prime", "nDCG'", "nDCG$'$"),
         ("map_prime", "MAP'", "MAP$'$"),
@@ -34,10 +36,33 @@ def family(kind: str) -> str:
     return "openqa" if kind == "openqa" else "ranked"
 
 
-def sort_rows(rows: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
+def measure_columns(names: Sequence[str]) -> Columns:
+    """Columns of measures named as ``evaluate --measure`` takes them: the name is the key."""
+    return [(name, name, _latex_escape(name)) for name in names]
+
+
+def columns_for(kind: str, names: Sequence[str] | None = None) -> Columns:
+    """A task's columns: its official measures, or its kind's ARQMath measures."""
+    return measure_columns(names) if names is not None else COLUMNS[family(kind)]
+
+
+def _value(row: Mapping[str, Any], key: str) -> float | None:
+    """A row's value of a measure; None when the row was scored without it."""
+    value = row.get(key)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def sort_rows(
+    rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None
+) -> list[Mapping[str, Any]]:
     """ARQMath's tables: best first by the first measure (nDCG' or AR), then by run name."""
-    key = SORT_KEY[family(kind)]
-    return sorted(rows, key=lambda r: (-float(r.get(key, 0.0)), str(r.get("run", ""))))
+    key = columns[0][0] if columns else SORT_KEY[family(kind)]
+
+    def order(row: Mapping[str, Any]) -> tuple[float, str]:
+        value = _value(row, key)
+        return (-value if value is not None else float("inf"), str(row.get("run", "")))
+
+    return sorted(rows, key=order)
 
 
 def incomplete_note(unjudged: int, pool_items: int | None) -> str:
@@ -68,54 +93,64 @@ def _extra_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return [k for k in ("average", "qrels_complete") if any(k in r for r in rows)]
 
 
-def as_table(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
-    """A plain-text table that fits 100 columns, then the protocol notes."""
-    columns = COLUMNS[family(kind)]
+def _cell(row: Mapping[str, Any], key: str, digits: int) -> str:
+    value = _value(row, key)
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def as_table(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
+    """A plain-text table that fits 100 columns (ARQMath's three measures), then the notes."""
+    columns = columns or COLUMNS[family(kind)]
+    widths = [max(8, len(h) + 1) for _, h, _ in columns]
     head = f"{'Run':<{NAME_WIDTH}} {'File':<{FILE_WIDTH}}" + "".join(
-        f"{h:>8}" for _, h, _ in columns
+        f"{h:>{w}}" for (_, h, _), w in zip(columns, widths, strict=True)
     )
     head += f"{'Topics':>8}{'Judged@10':>11}"
     lines = [head, "-" * len(head)]
-    for row in sort_rows(rows, kind):
+    for row in sort_rows(rows, kind, columns):
         name = _clip(str(row["run"]), NAME_WIDTH)
         file = _clip(str(row.get("file", "")), FILE_WIDTH)
-        values = "".join(f"{float(row[k]):>8.4f}" for k, _, _ in columns)
+        values = "".join(
+            f"{_cell(row, k, 4):>{w}}" for (k, _, _), w in zip(columns, widths, strict=True)
+        )
         coverage = f"{row['run_topics']}/{row['topics']}{row['judged_at_10']:>11.3f}"
         lines.append(f"{name:<{NAME_WIDTH}} {file:<{FILE_WIDTH}}{values}{coverage:>19}")
     notes = [textwrap.fill(note, len(head)) for note in protocol_notes(rows)]
     return "\n".join(lines + ([""] if notes else []) + notes) + "\n"
 
 
-def as_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
-    columns = [k for k, _, _ in COLUMNS[family(kind)]]
-    fields = ["run", "file", *columns, "topics", "run_topics", "judged_at_10", *_extra_fields(rows)]
+def as_csv(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
+    keys = [k for k, _, _ in columns or COLUMNS[family(kind)]]
+    fields = ["run", "file", *keys, "topics", "run_topics", "judged_at_10", *_extra_fields(rows)]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in sort_rows(rows, kind):
+    writer.writerow({k: safe_cell(k) for k in fields})  # measure names are user text
+    for row in sort_rows(rows, kind, columns):
         writer.writerow({k: safe_cell(row.get(k, "")) for k in fields})
     return out.getvalue()
 
 
-def per_topic_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
+def per_topic_csv(
+    rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None
+) -> str:
     """One line per (run, topic) with every measure (and Task 3's answer id)."""
-    columns = [k for k, _, _ in COLUMNS[family(kind)]]
+    keys = [k for k, _, _ in columns or COLUMNS[family(kind)]]
     answers = family(kind) == "openqa"
     extra = [k for k in _extra_fields(rows) if k != "average"]  # per-topic values: no mean
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
-        ["run", "topic", *columns, "judged_at_10", *(["answer"] if answers else []), *extra]
+        safe_row(["run", "topic", *keys, "judged_at_10", *(["answer"] if answers else []), *extra])
     )
-    for row in sort_rows(rows, kind):
+    for row in sort_rows(rows, kind, columns):
         for topic, values in row.get("per_topic", {}).items():
             writer.writerow(
                 safe_row(
                     [
                         row["run"],
                         topic,
-                        *(values.get(k, 0.0) for k in columns),
-                        values["judged_at_10"],
+                        *(values.get(k, "") for k in keys),
+                        values.get("judged_at_10", ""),
                         *([row.get("answers", {}).get(topic, "")] if answers else []),
                         *(row.get(k, "") for k in extra),
                     ]
@@ -124,15 +159,18 @@ def per_topic_csv(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
     return out.getvalue()
 
 
-def as_json(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
-    return json.dumps(sort_rows(rows, kind), indent=2, sort_keys=False) + "\n"
+def as_json(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
+    return json.dumps(sort_rows(rows, kind, columns), indent=2, sort_keys=False) + "\n"
 
 
-def as_latex(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
+def as_latex(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
     """A booktabs table, the best value of each measure in bold, as ARQMath's papers show."""
-    columns = COLUMNS[family(kind)]
-    ordered = sort_rows(rows, kind)
-    best = {k: max((float(r[k]) for r in ordered), default=0.0) for k, _, _ in columns}
+    columns = columns or COLUMNS[family(kind)]
+    ordered = sort_rows(rows, kind, columns)
+    best = {
+        k: max((v for r in ordered if (v := _value(r, k)) is not None), default=0.0)
+        for k, _, _ in columns
+    }
     lines = [f"% {note}" for note in protocol_notes(rows)] + [
         "\\begin{tabular}{l" + "r" * len(columns) + "}",
         "\\toprule",
@@ -142,8 +180,8 @@ def as_latex(rows: Sequence[Mapping[str, Any]], kind: str) -> str:
     for row in ordered:
         cells = []
         for key, _, _ in columns:
-            text = f"{float(row[key]):.3f}"
-            cells.append(f"\\textbf{{{text}}}" if float(row[key]) == best[key] else text)
+            text = _cell(row, key, 3)
+            cells.append(f"\\textbf{{{text}}}" if text and _value(row, key) == best[key] else text)
         lines.append(f"{_latex_escape(str(row['run']))} & " + " & ".join(cells) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
@@ -181,16 +219,25 @@ def _measure_lines(rows: Sequence[Mapping[str, Any]], per_topic: bool) -> list[l
     return lines
 
 
+def _trec_key(name: str) -> str:
+    return next((m.trec for m in parse_measures([name]) if m.name == name), name)
+
+
 def measures_table(rows: Sequence[Mapping[str, Any]], per_topic: bool = False) -> str:
-    """trec_eval's layout: measure, topic ("all" for the mean), value, one run after another."""
+    """trec_eval's layout (``-q`` for per-topic lines): measure, topic ("all" for the summary),
+    value (counts as whole numbers, the rest with 4 decimals), then the run; as in ``-q``,
+    geometric-mean measures have no per-topic lines."""
     names = _measure_names(rows)
+    keys = {name: _trec_key(name) for name in names}
     out = []
     for line in _measure_lines(rows, per_topic):
         run, topic, values = line[0], line[1], line[2:]
-        out += [
-            f"{name:<24}\t{topic}\t{float(v):.4f}\t{run}"
-            for name, v in zip(names, values, strict=True)
-        ]
+        for name, v in zip(names, values, strict=True):
+            key = keys[name]
+            if topic != "all" and key.startswith("gm_"):
+                continue
+            shown = f"{round(float(v))}" if key.startswith("num_") else f"{float(v):.4f}"
+            out.append(f"{name:<22}\t{topic}\t{shown}\t{run}")
     notes = [textwrap.fill(note, 100) for note in average_notes(rows)]
     return "\n".join(out + ([""] if notes else []) + notes) + "\n"
 

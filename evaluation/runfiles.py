@@ -309,18 +309,24 @@ def evaluate_run_files_measures(
     run_paths: Sequence[str | Path],
     measure_names: Sequence[str],
     *,
-    kind: TaskKind = "answer",
+    kind: str = "answer",
     formula_index: str | Path | None = None,
     average: Average = "all",
     relevance_level: int = 1,
     judged_only: bool = False,
     depth: int | None = None,
 ) -> list[dict[str, object]]:
-    """Any trec_eval / ir_measures measures for run files: one dict per run, in order."""
+    """Any trec_eval / ir_measures measures for run files: one dict per run, in order.
+
+    ``per_topic`` has every topic trec_eval ``-q`` prints: the run's qrels topics and, with
+    ``average="all"`` (``-c``), the missing ones with the values they are scored with."""
     if kind == "openqa":
-        raise RunFileError("--measure is for ranked runs (--task answer or formula)")
+        raise RunFileError("--measure is for ranked runs (--task answer, formula or document)")
     measures = parse_measures(measure_names)  # a bad name fails before any file is read
-    grades = qrels_grades(qrels_read_path(qrels_path), kind=kind)
+    # Document qrels follow the answer task's rules (a flag code is unjudged).
+    grades = qrels_grades(
+        qrels_read_path(qrels_path), kind="formula" if kind == "formula" else "answer"
+    )
     runs = [read_evaluation_run(path, task_kind=kind) for path in run_paths]
     evaluator = MeasureEvaluator(
         grades, measures, relevance_level=relevance_level, judged_only=judged_only, depth=depth
@@ -347,7 +353,7 @@ def evaluate_run_files_measures(
                 "topics": result.topics,
                 "run_topics": result.run_topics,
                 "average": average,
-                "per_topic": result.per_topic,
+                "per_topic": {**result.per_topic, **result.missing},
             }
         )
     return found

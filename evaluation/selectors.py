@@ -23,9 +23,10 @@ from evaluation.models import (
     QrelsVersion,
     TaskPublication,
 )
+from evaluation.official import official_measure_names
 from evaluation.qrels import JudgmentRecord, JudgmentSource, QrelsPolicy, counting_judgments
 from evaluation.readiness import PoolHit, QrelsReadiness, qrels_readiness
-from evaluation.reports import sort_rows
+from evaluation.reports import Columns, columns_for, sort_rows
 from pooling.algorithms import answer_key
 from pooling.algorithms.openqa import ANSWER_KEY_PREFIX
 from pooling.models import Contribution, Hit, Run
@@ -135,12 +136,21 @@ def runs_to_evaluate(task: RetrievalTask) -> QuerySet[Run]:
     )
 
 
+# The column naming a run row's document, per task kind (open QA: ``run_answers``).
+DOC_COLUMN: dict[str, str] = {
+    RetrievalTask.Kind.ANSWER: "post_id",
+    RetrievalTask.Kind.FORMULA: "formula_id",
+    RetrievalTask.Kind.DOCUMENT: "docno",
+}
+
+
 def run_rows(run: Run) -> list[RunRow]:
-    """(topic number, doc, score) in file order: post id, formula id or the run's answer id."""
+    """(topic number, doc, score) in file order: post id, formula id, docno (document tasks,
+    whose qrels name docnos too) or the run's answer id."""
     if run.task.kind == RetrievalTask.Kind.OPENQA:
         return [(topic, doc, score) for topic, doc, _, score in run_answers(run)]
     rows = RunRowModel.objects.filter(run=run).order_by("id")
-    column = "formula_id" if run.task.kind == RetrievalTask.Kind.FORMULA else "post_id"
+    column = DOC_COLUMN[run.task.kind]
     return [(n, str(d), s) for n, d, s in rows.values_list("topic__number", column, "score")]
 
 
@@ -267,11 +277,20 @@ def tasks_with_results(user: Any) -> QuerySet[RetrievalTask]:
     return tasks.filter(pk__in=results_visible_to(user).values("run__task_id"))
 
 
+def task_columns(task: RetrievalTask) -> Columns:
+    """The measures a task's results show: its official ones, else its kind's (ARQMath's)."""
+    return columns_for(task.kind, official_measure_names(task.kind, task.official_measures))
+
+
 def result_rows(
-    results: Iterable[EvaluationResult], job: EvaluationJob | None, qrels: QrelsVersion
+    results: Iterable[EvaluationResult],
+    job: EvaluationJob | None,
+    qrels: QrelsVersion,
+    columns: Columns | None = None,
 ) -> list[dict]:
-    """Plain rows for tables and downloads, best first by the task's first measure; each says
-    how its means were taken and how complete its qrels were."""
+    """Plain rows for tables and downloads, best first by the task's first measure (``columns``,
+    default: the qrels' task's); each says how its means were taken and how complete its qrels
+    were."""
     intervals = job.intervals if job is not None else {}
     known = qrels.unjudged_items is not None
     completeness: dict[str, Any] = (
@@ -301,5 +320,6 @@ def result_rows(
     ]
     if not rows:
         return rows
-    kind = "openqa" if "ar" in rows[0] else "answer"
-    return [dict(row) for row in sort_rows(rows, kind)]
+    if columns is None:
+        columns = task_columns(qrels.task)
+    return [dict(row) for row in sort_rows(rows, "", columns)]

@@ -129,3 +129,22 @@ class PublicationSerializer(serializers.Serializer):
 
 class PublishSerializer(serializers.Serializer):
     qrels = serializers.IntegerField(help_text="the item-level qrels version to make official")
+
+
+class OfficialMeasuresSerializer(serializers.Serializer):
+    """A task's official measures: as stored, the kind's defaults, and what scores it now."""
+
+    task_id = serializers.IntegerField(read_only=True)
+    official_measures = serializers.ListField(
+        child=serializers.CharField(max_length=100, trim_whitespace=True),
+        max_length=40,
+        allow_empty=True,
+        help_text="trec_eval or ir_measures names; empty: the kind's defaults.",
+    )
+    defaults = serializers.CharField(read_only=True)
+    scored_with = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        allow_null=True,
+        help_text="The names results are scored with; null: ARQMath's own measures.",
+    )

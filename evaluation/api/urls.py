@@ -16,6 +16,11 @@ urlpatterns: list = [
     ),
     path("results/", views.ResultListView.as_view(), name="results-list"),
     path(
+        "tasks/<id:task_id>/measures/",
+        views.OfficialMeasuresView.as_view(),
+        name="official-measures",
+    ),
+    path(
         "results/<id:task_id>/publication/",
         views.PublicationView.as_view(),
         name="publication",

@@ -21,6 +21,7 @@ from config.params import parse_choice, parse_id, parse_int
 from evaluation import selectors
 from evaluation.api.serializers import (
     EvaluationResultSerializer,
+    OfficialMeasuresSerializer,
     PublicationSerializer,
     PublishSerializer,
     QrelsExportSerializer,
@@ -28,10 +29,13 @@ from evaluation.api.serializers import (
     QrelsVersionSerializer,
 )
 from evaluation.models import EvaluationResult, PublicationEvent, QrelsVersion
+from evaluation.official import default_text, official_measure_names
 from evaluation.services import (
+    OfficialMeasuresError,
     PublicationError,
     QrelsExportError,
     QrelsIncompleteError,
+    official_measures_set,
     qrels_export,
     qrels_policy,
     results_publish,
@@ -216,3 +220,39 @@ class PublicationView(APIView):
         except PublicationError as error:
             raise ValidationError({"detail": str(error)}) from error
         return self._state(task)
+
+
+class OfficialMeasuresView(APIView):
+    """A task's official measures: GET them, PUT ``{"official_measures": [names]}`` to set them
+    (checked by the measure parser: an unknown name is a 400 naming it; ``[]``: the defaults)."""
+
+    permission_classes = [IsOrganizer]
+
+    def _state(self, task: RetrievalTask) -> Response:
+        body = {
+            "task_id": task.pk,
+            "official_measures": task.official_measures,
+            "defaults": default_text(task.kind),
+            "scored_with": official_measure_names(task.kind, task.official_measures),
+        }
+        return Response(OfficialMeasuresSerializer(body).data)
+
+    @extend_schema(responses={200: OfficialMeasuresSerializer})
+    def get(self, request: Request, task_id: int) -> Response:
+        return self._state(task_for(request.user, task_id))
+
+    @extend_schema(request=OfficialMeasuresSerializer, responses={200: OfficialMeasuresSerializer})
+    def put(self, request: Request, task_id: int) -> Response:
+        task = task_for(request.user, task_id)
+        incoming = OfficialMeasuresSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        try:
+            official_measures_set(task=task, names=incoming.validated_data["official_measures"])
+        except OfficialMeasuresError as error:
+            raise ValidationError({"official_measures": [str(error)]}) from error
+        return self._state(task)
+
+    @extend_schema(request=OfficialMeasuresSerializer, responses={200: OfficialMeasuresSerializer})
+    def post(self, request: Request, task_id: int) -> Response:
+        """The same as PUT, for clients that only POST."""
+        return self.put(request, task_id)

@@ -21,28 +21,12 @@ from config.queue import (
     job_heartbeat,
     jobs_reap,
 )
-from evaluation.measures import (
-    MEASURES,
-    OPENQA_MEASURES,
-    Average,
-    PrimeEvaluator,
-    RunScores,
-    Scores,
-    best_ranked,
-    dedup_first,
-    evaluate_openqa_answers,
-    formula_scores_by_visual_id,
-)
+from evaluation.measures import Average, RunScores
 from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
-from evaluation.qrels import qrels_grades, qrels_parse, qrels_without
+from evaluation.qrels import qrels_grades, qrels_parse
 from evaluation.reusability import items_only_from, reusability_report
-from evaluation.selectors import (
-    contributions,
-    run_answers,
-    run_rows,
-    runs_to_evaluate,
-    visual_ids,
-)
+from evaluation.selectors import contributions, runs_to_evaluate
+from evaluation.services.scorers import scorer_for
 from evaluation.significance import bootstrap_ci, pairwise_tests
 from pooling.models import Run
 
@@ -151,42 +135,30 @@ def _beat(job: EvaluationJob, **progress: int) -> None:
 
 def _evaluate(job: EvaluationJob) -> None:
     task, qrels = job.task, job.qrels
-    kind = task.kind
-    grades = qrels_grades(qrels_parse(qrels.content), kind=kind)  # type: ignore[arg-type]
+    grades = qrels_grades(qrels_parse(qrels.content), kind=task.kind)  # type: ignore[arg-type]
     runs = list(runs_to_evaluate(task))
     job.runs_total, job.runs_done = len(runs), 0
     _beat(job, runs_total=job.runs_total, runs_done=0)
-    openqa = kind == RetrievalTask.Kind.OPENQA
-    level = task.relevance_level  # binary measures count grade >= the task's level
-    evaluator = None if openqa else PrimeEvaluator(grades, relevance_level=level)
+    openqa = task.kind == RetrievalTask.Kind.OPENQA
     unique = {} if openqa else items_only_from(contributions(task))
-    reduced = {
-        team: PrimeEvaluator(qrels_without(grades, unique[team]), relevance_level=level)
-        for team in {run.team_id for run in runs}
-        if team in unique
-    }
+    teams = {run.team_id for run in runs}
+    average: Average = "run" if job.average == "run" else "all"
+    scorer = scorer_for(
+        task, grades, {t: items for t, items in unique.items() if t in teams}, average=average
+    )
     scored: dict[int, RunScores] = {}
     after: dict[str, dict[str, float]] = {}
-    average: Average = "run" if job.average == "run" else "all"
     for run in runs:
-        if evaluator is None:
-            answers = best_ranked(run_answers(run))
-            result = evaluate_openqa_answers(
-                run.tag, answers, grades, average=average, relevance_level=level
-            )
-        else:
-            scores, notes = _run_scores(run)
-            result = evaluator.evaluate(run.tag, scores, average=average)
-            team_evaluator = reduced.get(run.team_id, evaluator)
-            after[str(run.pk)] = team_evaluator.evaluate(run.tag, scores, average=average).measures
-            result.notes.extend(notes)
+        result = scorer.score(run)
+        without = scorer.score_without_team(run)
+        if without is not None:
+            after[str(run.pk)] = without
         scored[run.pk] = result
         _store(run, qrels, result)
         job.runs_done += 1
         _beat(job, runs_done=job.runs_done)
         job_checkpoint("evaluation_job", job.runs_done)
-    measures = OPENQA_MEASURES if openqa else MEASURES
-    _summaries(job, runs, scored, sorted(grades), measures)
+    _summaries(job, runs, scored, sorted(grades), scorer.measures)
     if not openqa:
         job.reusability = reusability_report(
             {str(r.pk): (r.team_id, scored[r.pk].measures) for r in runs},
@@ -194,23 +166,11 @@ def _evaluate(job: EvaluationJob) -> None:
             {r.team_id: r.team.name for r in runs},
             unique,
             grades,
-            measures,
+            scorer.measures,
         )
         for entry in job.reusability:
             for row in entry["runs"]:
                 row["label"] = _label(next(r for r in runs if str(r.pk) == row["run"]))
-
-
-def _run_scores(run: Run) -> tuple[Scores, list[str]]:
-    """Answer and formula runs, deduplicated by the protocol (Task 3: ``run_answers``)."""
-    rows = run_rows(run)
-    if run.task.kind != RetrievalTask.Kind.FORMULA:
-        return dedup_first(rows), []
-    scores, unknown = formula_scores_by_visual_id(rows, visual_ids({doc for _, doc, _ in rows}))
-    notes = (
-        [f"{len(unknown)} formula ids not in the formula index were left out"] if unknown else []
-    )
-    return scores, notes
 
 
 def _store(run: Run, qrels: QrelsVersion, result: RunScores) -> None:
@@ -248,10 +208,7 @@ def _summaries(
     """Paired tests over all qrels topics (a missing topic scores 0: pairs need one topic
     list), and each run's bootstrap interval over the topics its mean is taken over."""
     vectors = {
-        m: {
-            _label(run): [scored[run.pk].per_topic.get(t, {}).get(m, 0.0) for t in topics]
-            for run in runs
-        }
+        m: {_label(run): [scored[run.pk].value(t, m) for t in topics] for run in runs}
         for m in measures
     }
     job.significance = {
@@ -288,4 +245,4 @@ def _mean_vector(job: EvaluationJob, result: RunScores, topics: list[str], m: st
     """The per-topic values the run's mean is taken over (the job's averaging convention)."""
     if job.average == "run":
         return [result.per_topic[t][m] for t in topics if t in result.per_topic]
-    return [result.per_topic.get(t, {}).get(m, 0.0) for t in topics]
+    return [result.value(t, m) for t in topics]

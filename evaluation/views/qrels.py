@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -14,12 +16,21 @@ from config.params import parse_id
 from config.queue import QueueUnavailable
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
+from evaluation.official import (
+    MAX_MEASURES,
+    MAX_NAME,
+    default_text,
+    names_from_text,
+    official_measures_check,
+)
 from evaluation.qrels import QrelsFormatError
 from evaluation.reports import AVERAGE_TEXT
 from evaluation.services import (
+    OfficialMeasuresError,
     QrelsExportError,
     QrelsIncompleteError,
     evaluation_job_start,
+    official_measures_set,
     qrels_export,
     qrels_import,
     qrels_policy,
@@ -29,6 +40,7 @@ from evaluation.services.jobs import (
     evaluation_job_retry,
     evaluation_jobs_reap,
 )
+from evaluation.trec_names import MeasureNameError
 
 
 class QrelsExportForm(forms.Form):
@@ -54,6 +66,31 @@ class QrelsExportForm(forms.Form):
     )
 
 
+class OfficialMeasuresForm(forms.Form):
+    """The task's official measures, one name a line, checked by the measure parser."""
+
+    official_measures = forms.CharField(
+        required=False,
+        max_length=MAX_MEASURES * (MAX_NAME + 2),
+        widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false"}),
+        label="Official measures",
+        help_text="One trec_eval or ir_measures name a line (map, P_10, ndcg_cut_10, nDCG@10, "
+        "AP(rel=2), P(rel=2,judged_only=True)@10, …). Empty: the kind's defaults.",
+    )
+
+    def __init__(self, *args: Any, kind: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kind = kind
+
+    def clean_official_measures(self) -> list[str]:
+        try:
+            return official_measures_check(
+                self.kind, names_from_text(self.cleaned_data["official_measures"])
+            )
+        except MeasureNameError as error:
+            raise forms.ValidationError(str(error)) from None
+
+
 class QrelsImportForm(forms.Form):
     file = forms.FileField(help_text="topic 0 id grade, tab-separated; the file's order is kept.")
     label = forms.CharField(max_length=100, required=False, initial="official")
@@ -68,12 +105,18 @@ def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
         request.POST if action == "export" else None, initial={"min_relevant": task.min_relevant}
     )
     upload = QrelsImportForm(request.POST if action == "import" else None, request.FILES or None)
+    measures = OfficialMeasuresForm(
+        request.POST if action == "measures" else None,
+        kind=task.kind,
+        initial={"official_measures": "\n".join(task.official_measures)},
+    )
     if request.method == "POST":
-        done = (
-            _qrels_upload(request, task, upload)
-            if action == "import"
-            else _qrels_action(request, task, form)
-        )
+        if action == "import":
+            done = _qrels_upload(request, task, upload)
+        elif action == "measures":
+            done = _measures(request, task, measures)
+        else:
+            done = _qrels_action(request, task, form)
         if done:
             return redirect("evaluation:qrels", task_id=task.pk)
     evaluation_jobs_reap()  # a job whose worker died shows as re-queued or failed, not running
@@ -81,6 +124,8 @@ def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "task": task,
         "form": form,
         "upload": upload,
+        "measures_form": measures,
+        "measures_default": default_text(task.kind),
         "readiness": selectors.task_readiness(task, qrels_policy(task=task)),
         "average_text": AVERAGE_TEXT[task.average],
         "versions": selectors.qrels_versions(task),
@@ -148,6 +193,19 @@ def _export(request: HttpRequest, task: RetrievalTask, form: QrelsExportForm) ->
     messages.success(
         request, f"Qrels version {version.pk} ({version.checksum[:12]}) frozen, {state}."
     )
+    return True
+
+
+def _measures(request: HttpRequest, task: RetrievalTask, form: OfficialMeasuresForm) -> bool:
+    if not form.is_valid():
+        return False
+    try:
+        official_measures_set(task=task, names=form.cleaned_data["official_measures"])
+    except OfficialMeasuresError as error:  # checked by the form too; the service has the word
+        form.add_error("official_measures", str(error))
+        return False
+    names = ", ".join(task.official_measures) or f"the defaults ({default_text(task.kind)})"
+    messages.success(request, f"Official measures: {names}. Evaluate again to score runs so.")
     return True
 
 

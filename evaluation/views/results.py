@@ -10,17 +10,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from collection.models import RetrievalTask
 from config.access import is_organizer, results_open_to, task_for
 from config.params import page_filter, parse_choice, parse_id
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
+from evaluation.official import official_measure_names
 from evaluation.qrels import natural_key
 from evaluation.reports import (
     AVERAGE_TEXT,
-    COLUMNS,
     RENDERERS,
     average_notes,
-    family,
     incomplete_note,
     per_topic_csv,
 )
@@ -62,8 +62,10 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     evaluation_jobs_reap()  # a job whose worker died shows as re-queued or failed, not running
     job = selectors.latest_job(task, qrels) if qrels else None
     results = selectors.visible_results(task, qrels, user=request.user) if qrels else None
-    rows = selectors.result_rows(results, job, qrels) if qrels and results is not None else []
-    columns = COLUMNS[family(task.kind)]
+    columns = selectors.task_columns(task)
+    rows = (
+        selectors.result_rows(results, job, qrels, columns) if qrels and results is not None else []
+    )
     keys = [key for key, _, _ in columns]
     measure = page_filter(
         request,
@@ -86,6 +88,7 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "average_notes": average_notes(rows) or [AVERAGE_TEXT[task.average]],
         "qrels_notice": qrels_notice(qrels),
         "columns": columns,
+        "measures_text": _measures_text(task),
         "measure": measure,
         "chosen": chosen,
         "topics": _topic_rows(chosen, keys),
@@ -95,6 +98,17 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "downloads": list(DOWNLOADS),
     }
     return render(request, "evaluation/results.html", context)
+
+
+def _measures_text(task: RetrievalTask) -> str:
+    """How a task with official measures (or a document task) is scored, in one sentence."""
+    names = official_measure_names(task.kind, task.official_measures)
+    if names is None:
+        return ""
+    return (
+        f"Official measures: {', '.join(names)} (trec_eval's; binary measures count grade "
+        f"≥ {task.relevance_level} as relevant unless a name sets rel=)."
+    )
 
 
 def _topic_rows(chosen: dict | None, keys: list[str]) -> list[dict]:
@@ -117,7 +131,7 @@ def _chart_data(rows: list[dict], columns: list, chosen: dict | None, measure: s
     return {
         "runs": [r["run"] for r in rows],
         "measures": [
-            {"key": key, "label": label, "values": [r[key] for r in rows]}
+            {"key": key, "label": label, "values": [r.get(key) for r in rows]}
             for key, label, _ in columns
         ],
         "topic_run": chosen["run"] if chosen else "",
@@ -147,9 +161,14 @@ def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpRespon
         raise Http404("no qrels for this task yet")
     job = selectors.latest_job(task, qrels)
     results = selectors.visible_results(task, qrels, user=request.user)
-    rows = selectors.result_rows(results, job, qrels)
+    columns = selectors.task_columns(task)
+    rows = selectors.result_rows(results, job, qrels, columns)
     kind = task.kind
-    body = per_topic_csv(rows, kind) if fmt == "topics" else RENDERERS[fmt](rows, kind)
+    body = (
+        per_topic_csv(rows, kind, columns)
+        if fmt == "topics"
+        else RENDERERS[fmt](rows, kind, columns)
+    )
     content_type, suffix = DOWNLOADS[fmt]
     response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
     name = f"{task.campaign.name}-{task.kind}-results-{qrels.checksum[:8]}.{suffix}"

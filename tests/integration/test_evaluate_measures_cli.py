@@ -54,6 +54,8 @@ def test_measures_print_trec_eval_layout_when_table_and_per_topic(tmp_path: Path
         ("P_3", "all", "0.1667"),
         ("P_2", "1", "0.0000"),
         ("P_3", "1", "0.3333"),
+        ("P_2", "2", "0.0000"),  # trec_eval -c -q prints the missing topic too
+        ("P_3", "2", "0.0000"),
     ]
 
 

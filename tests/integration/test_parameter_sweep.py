@@ -223,6 +223,7 @@ URLS: dict[str, Entry] = {
         path=TASK,
         bodies=(
             Body({"action": "evaluate"}, ("qrels",)),
+            Body({"action": "measures"}, ("official_measures",)),
             Body({"action": "retry"}, ("job",)),
             Body(
                 {"action": "export", "level": "item"},
@@ -287,6 +288,10 @@ URLS: dict[str, Entry] = {
     "evaluation_api:qrels-download": Entry(path={"pk": "qrels"}),
     "evaluation_api:results-list": Entry(query=("task", "qrels", *PAGE)),
     "evaluation_api:qrels-readiness": Entry(path=TASK, query=("min_relevant", "use_dual")),
+    "evaluation_api:official-measures": Entry(
+        path=TASK,
+        bodies=(Body({"official_measures": ["map"]}, ("official_measures",), as_json=True),),
+    ),
     "evaluation_api:publication": Entry(
         path=TASK,
         bodies=(Body({"qrels": "{qrels}"}, ("qrels",), as_json=True),),

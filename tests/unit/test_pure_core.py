@@ -11,6 +11,9 @@ PURE_PACKAGES = ["pooling/algorithms", "pooling/formats", "collection/formats"]
 PURE_MODULES = [
     "evaluation/measures.py",
     "evaluation/trec_measures.py",
+    "evaluation/trec_names.py",
+    "evaluation/official.py",
+    "evaluation/reports.py",
     "evaluation/qrels.py",
     "evaluation/readiness.py",
     "evaluation/answers.py",

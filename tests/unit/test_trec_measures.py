@@ -1,5 +1,6 @@
 """Any trec_eval measure by name: parsing, and values equal to pytrec_eval's and ir_measures'."""
 
+import math
 import random
 
 import ir_measures
@@ -53,11 +54,6 @@ def test_bad_name_is_named_with_examples_when_unknown(name: str) -> None:
         parse_measures([name])
 
 
-MEASURES = ["map", "P_5", "P_10", "ndcg", "ndcg_cut_10", "recip_rank", "bpref", "Rprec",
-            "recall_20", "num_rel_ret", "set_F", "iprec_at_recall_0.10", "map_cut_5",
-            "success_1"]  # fmt: skip
-
-
 def random_data(seed: int) -> tuple[dict, dict]:
     """Graded qrels (0-2) and a run with ties, unjudged and string docs, missing topics."""
     rng = random.Random(seed)
@@ -75,35 +71,123 @@ def random_data(seed: int) -> tuple[dict, dict]:
     return qrels, run
 
 
-def direct(qrels, run, names, *, level=1, judged_only=False):
-    """pytrec_eval alone: topic -> measure -> value for the run's qrels topics."""
+EVERY = ["map", "gm_map", "Rprec", "bpref", "gm_bpref", "recip_rank", "ndcg", "ndcg_rel",
+         "Rndcg", "infAP", "11pt_avg", "G", "binG", "utility", "num_q", "num_ret", "num_rel",
+         "num_rel_ret", "num_nonrel_judged_ret", "set_F", "set_P", "set_map", "set_recall",
+         "set_relative_P", "P.5,10", "recall.5,100", "ndcg_cut.5,10", "map_cut.10",
+         "relative_P.5", "success.1,5", "Rprec_mult.0.5,2", "iprec_at_recall.0,0.1,1"]  # fmt: skip
+
+
+def trec_keys(names):
+    """pytrec_eval's keys of trec_eval names, expanded independently of our parser."""
+    keys = []
+    for name in names:
+        family, _, params = name.partition(".")
+        if not params:
+            keys.append(name)
+        elif family in ("Rprec_mult", "iprec_at_recall"):
+            keys += [f"{family}_{float(p):.2f}" for p in params.split(",")]
+        else:
+            keys += [f"{family}_{p}" for p in params.split(",")]
+    return keys
+
+
+def trec_eval(qrels, run, names, *, level=1, judged_only=False, average="all", depth=None):
+    """What ``trec_eval [-c] [-J] [-M depth] -l level -q`` gives, from pytrec_eval alone:
+    per-topic values and pytrec_eval's own summary (sum of num_, geometric mean of gm_)."""
+    keys = trec_keys(names)
+    if depth is not None:
+        run = trec_cut(run, depth)
+    present = {t: docs for t, docs in run.items() if docs and t in qrels}
+    topics = sorted(qrels) if average == "all" else sorted(present)
     evaluator = pytrec_eval.RelevanceEvaluator(
-        qrels, set(names), relevance_level=level, judged_docs_only_flag=judged_only
+        qrels, set(keys), relevance_level=level, judged_docs_only_flag=judged_only
     )
-    found = evaluator.evaluate(run)
-    # A topic left with no judged document: pytrec_eval gives some measures NaN, trec_eval and
-    # the ARQMath scripts score it 0 (nothing retrieved), as we do.
-    return {t: {m: 0.0 if v != v else v for m, v in ms.items()} for t, ms in found.items()}
+    found = evaluator.evaluate({t: present.get(t, {}) for t in topics})
+    for topic in topics:
+        if topic not in present:  # trec_eval -c's clean-up of a missing topic's values
+            found[topic]["num_ret"] = found[topic]["utility"] = 0.0
+    # trec_eval's 0/0 on an empty ranking: NaN there, 0 here (documented)
+    per = {t: {k: 0.0 if v != v else v for k, v in found[t].items()} for t in topics}
+    means = {
+        k: pytrec_eval.compute_aggregated_measure(k, [per[t][k] for t in topics]) for k in keys
+    }
+    return means, per
 
 
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("level", [1, 2])
 @pytest.mark.parametrize("judged_only", [False, True])
-def test_values_equal_pytrec_eval_when_random_graded_data(seed, level, judged_only) -> None:
+@pytest.mark.parametrize("average", ["all", "run"])
+def test_every_trec_eval_measure_equals_pytrec_eval_when_random_graded_data(
+    seed, level, judged_only, average
+) -> None:
     qrels, run = random_data(seed)
-    expected = direct(qrels, run, MEASURES, level=level, judged_only=judged_only)
-    for average in ("all", "run"):
-        got = evaluate_measures(
-            run, qrels, MEASURES, relevance_level=level, judged_only=judged_only, average=average
-        )
-        over = sorted(qrels) if average == "all" else sorted(t for t in run if t in qrels)
-        assert got.topics == len(over)
-        for m in MEASURES:
-            mean = sum(expected.get(t, {}).get(m, 0.0) for t in over) / len(over)
-            assert got.measures[m] == pytest.approx(mean, abs=TOL), (m, average)
-            for topic, values in expected.items():
-                if run[topic] and (not judged_only or any(d in qrels[topic] for d in run[topic])):
-                    assert got.per_topic[topic][m] == pytest.approx(values[m], abs=TOL), m
+    means, per = trec_eval(qrels, run, EVERY, level=level, judged_only=judged_only, average=average)
+    got = evaluate_measures(
+        run, qrels, EVERY, relevance_level=level, judged_only=judged_only, average=average
+    )
+    assert got.topics == len(per)
+    assert set(got.measures) == set(means)
+    for key, mean in means.items():
+        assert got.measures[key] == pytest.approx(mean, rel=1e-12, abs=TOL), key
+        for topic, values in per.items():
+            assert got.value(topic, key) == pytest.approx(values[key], abs=TOL), (topic, key)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("depth", [1, 4])
+def test_depth_cuts_before_judged_only_when_both_given(seed, depth) -> None:
+    # trec_eval's form_res_rels: -M keeps the first M, then -J drops the unjudged among them.
+    qrels, run = random_data(seed)
+    means, _ = trec_eval(qrels, run, EVERY, judged_only=True, depth=depth, level=2)
+    got = evaluate_measures(run, qrels, EVERY, judged_only=True, depth=depth, relevance_level=2)
+    for key, mean in means.items():
+        assert got.measures[key] == pytest.approx(mean, rel=1e-12, abs=TOL), key
+
+
+def test_count_measures_keep_qrels_counts_when_topic_missing_and_average_all() -> None:
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 1, "d": 1, "e": 2}}
+    run = {"1": {"a": 2.0, "b": 1.0}}
+    got = evaluate_measures(run, qrels, ["num_rel", "num_rel_ret", "num_ret", "num_q", "gm_map"])
+    assert got.measures["num_rel"] == 4  # 1 + 3: trec_eval -c sums the qrels' counts
+    assert got.measures["num_rel_ret"] == 1
+    assert got.measures["num_ret"] == 2
+    assert got.measures["num_q"] == 2
+    # gm_map: exp(mean(ln 1, ln 0.00001))
+    assert got.measures["gm_map"] == pytest.approx(math.sqrt(0.00001), rel=1e-12)
+    run_only = evaluate_measures(run, qrels, ["num_rel", "num_q"], average="run")
+    assert run_only.measures == {"num_rel": 1.0, "num_q": 1.0}
+
+
+def test_strings_are_refused_when_trec_eval_measure_is_not_a_number() -> None:
+    for name in ("runid", "relstring"):
+        with pytest.raises(MeasureNameError, match="not a number"):
+            parse_measures([name])
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "AP(rel=2, judged_only=True)",
+            Measure("AP(rel=2, judged_only=True)", "map", 2, None, True),
+        ),
+        ("nDCG(judged_only=True)", Measure("nDCG(judged_only=True)", "ndcg", None, None, True)),
+        ("NumRet(rel=1)", Measure("NumRet(rel=1)", "num_rel_ret", 1)),
+        ("NumQ", Measure("NumQ", "num_q")),
+        ("SetAP", Measure("SetAP", "set_map")),
+        ("Rprec_mult_0.5", Measure("Rprec_mult_0.50", "Rprec_mult_0.50")),
+    ],
+)
+def test_ir_measures_parameters_parse_when_given(name, expected) -> None:
+    assert parse_measures([name]) == [expected]
+
+
+@pytest.mark.parametrize("name", ["AP(foo=1)", "AP(rel=x)", "AP(judged_only=yes)", "AP()", "P@0"])
+def test_bad_parameters_are_named_when_given(name) -> None:
+    with pytest.raises(MeasureNameError, match=r"unknown measure"):
+        parse_measures([name])
 
 
 def trec_cut(run, depth):
@@ -118,11 +202,11 @@ def trec_cut(run, depth):
 @pytest.mark.parametrize("depth", [1, 3, 7])
 def test_values_equal_pytrec_eval_on_cut_run_when_depth_given(seed, depth) -> None:
     qrels, run = random_data(seed)
-    expected = direct(qrels, trec_cut(run, depth), MEASURES)
-    got = evaluate_measures(run, qrels, MEASURES, depth=depth, average="run")
+    _, expected = trec_eval(qrels, run, EVERY, depth=depth, average="run")
+    got = evaluate_measures(run, qrels, EVERY, depth=depth, average="run")
     for topic, values in expected.items():
-        for m in MEASURES:
-            assert got.per_topic[topic][m] == pytest.approx(values[m], abs=TOL), (topic, m)
+        for m, value in values.items():
+            assert got.per_topic[topic][m] == pytest.approx(value, abs=TOL), (topic, m)
 
 
 def test_ties_keep_larger_doc_id_when_depth_cuts_equal_scores() -> None:
@@ -135,7 +219,9 @@ def test_ties_keep_larger_doc_id_when_depth_cuts_equal_scores() -> None:
 
 
 IR_NAMES = ["nDCG@10", "nDCG", "AP", "AP(rel=2)", "P@5", "P(rel=2)@10", "RR", "R@20",
-            "Bpref", "Rprec", "Judged@5", "Judged@10"]  # fmt: skip
+            "Bpref", "Rprec", "Judged@5", "Judged@10", "nDCG(judged_only=True)",
+            "AP(rel=2,judged_only=True)", "P(rel=2,judged_only=True)@10", "NumRet(rel=1)",
+            "Success@5", "SetP", "SetF", "IPrec@0.5", "infAP", "AP@10"]  # fmt: skip
 
 
 def distinct_scores(run):

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.answers import AnswerMapError
+from evaluation.official import default_text, official_measure_names
 from evaluation.qrels import QrelsFormatError
 from evaluation.reports import MEASURE_RENDERERS, RENDERERS
 from evaluation.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
@@ -15,8 +16,9 @@ from evaluation.trec_measures import MeasureNameError
 
 class Command(BaseCommand):
     help = (
-        "Evaluate run files against a qrels file with ARQMath's prime measures "
-        "(nDCG', MAP', P'@10; AR and P@1 for open QA). Reads files only: no database."
+        "Evaluate run files against a qrels file with any trec_eval measure (--measure) or the "
+        "task kind's defaults (ARQMath's prime measures nDCG', MAP', P'@10; AR and P@1 for open "
+        "QA). Reads files only: no database."
     )
     requires_system_checks: list[str] = []
     requires_migrations_checks = False
@@ -25,7 +27,12 @@ class Command(BaseCommand):
         parser.add_argument("runs", nargs="+", metavar="RUN", help="run files (gzip allowed)")
         parser.add_argument("--qrels", required=True, help="qrels file: topic 0 id grade")
         parser.add_argument(
-            "--task", choices=["answer", "formula", "openqa"], default="answer", dest="kind"
+            "--task",
+            choices=["answer", "formula", "openqa", "document"],
+            default="answer",
+            dest="kind",
+            help="the runs' task kind (document: TREC runs of docnos; without --measure it is "
+            f"scored with {default_text('document')})",
         )
         parser.add_argument(
             "--formula-index", help="ARQMath formula index TSV (formula task: id -> visual id)"
@@ -51,8 +58,8 @@ class Command(BaseCommand):
             dest="measures",
             metavar="NAME",
             help="any trec_eval measure (map, P_10, P.5,10, ndcg_cut_10, bpref, ...) or "
-            "ir_measures name (nDCG@10, AP(rel=2), Judged@10); repeatable. Without it: "
-            "ARQMath's prime measures",
+            "ir_measures name (nDCG@10, AP(rel=2), P(rel=2,judged_only=True)@10, Judged@10); "
+            "repeatable. Without it: the task kind's defaults (ARQMath's prime measures)",
         )
         parser.add_argument(
             "--relevance-level",
@@ -70,7 +77,8 @@ class Command(BaseCommand):
             "--depth",
             type=int,
             metavar="M",
-            help="with --measure: keep each topic's first M documents (trec_eval -M)",
+            help="with --measure: keep each topic's first M documents (trec_eval -M; cut before "
+            "--judged-only drops unjudged ones, as trec_eval does)",
         )
         parser.add_argument(
             "--per-topic",
@@ -79,6 +87,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not options["measures"]:
+            options["measures"] = official_measure_names(options["kind"], [])
         if options["measures"]:
             self._measures(options)
             return
