@@ -102,13 +102,13 @@ def test_every_format_reads_back_pytrec_eval_numbers_when_generated_runs(
 
     # Table: trec_eval's lines, equal to the last printed digit.
     seen = 0
-    for line in cli(qrels_path, paths, "table", options).splitlines():
-        fields = line.split("\t")
+    for shown in cli(qrels_path, paths, "table", options).splitlines():
+        fields = shown.split("\t")
         if len(fields) != 4:
             continue
         key, topic, value, run = fields[0].strip(), fields[1], fields[2], fields[3]
         means, per = expected[run]
-        assert value == printed(key, means[key] if topic == "all" else per[topic][key]), line
+        assert value == printed(key, means[key] if topic == "all" else per[topic][key]), shown
         seen += 1
     summaries = len(KEYS) * len(runs)
     per_topic = sum((len(KEYS) - 1) * len(per) for _, per in expected.values())  # no gm_ lines
