@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from evaluation.qrels import (
+    MAX_GRADE,
     RELEVANT_GRADE,
     JudgmentRecord,
     QrelsEntry,
@@ -40,7 +41,7 @@ class TopicReadiness:
     judged: int
     flagged: int
     unjudged: int
-    relevant: int  # H+M items so far
+    relevant: int  # items of grade >= the task's relevance level so far (ARQMath: H+M)
     dropped: str = ""  # why the minimum-relevant rule would drop the topic; "" when kept
 
     @property
@@ -107,6 +108,7 @@ def qrels_readiness(
     chosen: Mapping[tuple[str, str, str], JudgmentRecord],
     *,
     min_relevant: int | None,
+    relevant_from: int = RELEVANT_GRADE,
 ) -> QrelsReadiness:
     """Readiness of every pool topic from its hits and the judgment that counts for each.
 
@@ -127,11 +129,11 @@ def qrels_readiness(
             tally[2 if None in records else 0 if grades else 1] += 1
     relevant: dict[str, int] = defaultdict(int)
     for entry in best:
-        if RELEVANT_GRADE <= entry.grade <= 3:
+        if relevant_from <= entry.grade <= MAX_GRADE:
             relevant[entry.topic] += 1
     reasons: dict[str, str] = {}
     if min_relevant:
-        _, dropped = drop_sparse_topics(best, items, min_relevant)
+        _, dropped = drop_sparse_topics(best, items, min_relevant, relevant_from=relevant_from)
         reasons = {d.topic: d.reason for d in dropped}
     return QrelsReadiness(
         tuple(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaluation.qrels import MAX_GRADE
 from evaluation.significance import kendall_tau
 
 Contributions = Iterable[tuple[str, str, int]]  # (topic, item key, team id)
@@ -36,11 +37,14 @@ def reusability_report(
     unique: Mapping[int, Mapping[str, set[str]]],
     grades: Mapping[str, Mapping[str, int]],
     measures: Iterable[str],
+    relevant_from: int = 2,
 ) -> list[dict[str, Any]]:
     """One entry per team with runs: its unique items, per-run change, tau per measure.
 
     ``before``: run -> (team, measures on the full qrels); ``after``: run -> measures on the
-    qrels without that run's team's unique items.
+    qrels without that run's team's unique items. ``unique_relevant`` counts the unique items
+    of grade >= ``relevant_from`` (the task's relevance level; ARQMath: 2, H+M) up to the top
+    grade (flag codes 5 and 6 are not grades).
     """
     measures = list(measures)
     names = list(before)
@@ -52,7 +56,7 @@ def reusability_report(
             1
             for topic, keys in removed.items()
             for k in keys
-            if grades.get(topic, {}).get(k, 0) >= 2
+            if relevant_from <= grades.get(topic, {}).get(k, 0) <= MAX_GRADE
         )
         runs = [
             {

@@ -112,11 +112,17 @@ def pool_hits(task: RetrievalTask) -> list[PoolHit]:
 def task_readiness(
     task: RetrievalTask, policy: QrelsPolicy, *, records: list[JudgmentRecord] | None = None
 ) -> QrelsReadiness:
-    """Per topic: pool items, judged, flagged, unjudged, H+M so far, and what the policy's
+    """Per topic: pool items, judged, flagged, unjudged, relevant so far (grade at least the
+    task's relevance level: H+M for ARQMath), and what the policy's
     minimum-relevant rule would drop (issue 12 §2). Pass ``records`` to reuse loaded ones."""
     records = judgment_records(task) if records is None else records
     chosen = counting_judgments(records, policy.precedence)
-    return qrels_readiness(pool_hits(task), chosen, min_relevant=policy.min_relevant)
+    return qrels_readiness(
+        pool_hits(task),
+        chosen,
+        min_relevant=policy.min_relevant,
+        relevant_from=task.relevance_level,
+    )
 
 
 def answer_runs(task: RetrievalTask) -> dict[tuple[str, str], list[int]]:

@@ -167,6 +167,7 @@ def _evaluate(job: EvaluationJob) -> None:
             unique,
             grades,
             scorer.measures,
+            relevant_from=job.task.relevance_level,
         )
         for entry in job.reusability:
             for row in entry["runs"]:

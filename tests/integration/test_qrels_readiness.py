@@ -58,7 +58,7 @@ def test_qrels_page_shows_readiness_per_topic_when_items_are_unjudged(
     html = page.content.decode()
     assert "2 unjudged in 1 of 2 topics" in html
     assert "Export anyway" in html
-    assert "topics need at least 2 H+M items" in html
+    assert "topics need at least 2 relevant items (grade ≥ 2)" in html
 
 
 def test_page_refuses_incomplete_export_naming_topics_then_exports_anyway_when_ticked(

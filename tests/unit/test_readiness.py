@@ -154,3 +154,18 @@ def test_exports_stay_as_they_were_when_rows_carry_no_protocol_fields() -> None:
         "run,file,ndcg_prime,map_prime,p10_prime,topics,run_topics,judged_at_10"
     )
     assert not as_latex([ROW], "answer").startswith("%")
+
+
+def test_relevant_counts_use_the_task_level_and_every_grade_of_a_four_point_scale() -> None:
+    hits = [PoolHit("1", "d1", "d1"), PoolHit("1", "d2", "d2"), PoolHit("2", "d3", "d3")]
+    records = [
+        JudgmentRecord("1", "d1", "d1", "official", 1),
+        JudgmentRecord("1", "d2", "d2", "official", 4),
+        JudgmentRecord("2", "d3", "d3", "official", 1),
+    ]
+    chosen = counting_judgments(records, DEFAULT_PRECEDENCE)
+    binary = qrels_readiness(hits, chosen, min_relevant=2, relevant_from=1)
+    assert [t.relevant for t in binary.topics] == [2, 1]
+    assert [t.topic for t in binary.dropped_topics] == ["2"]
+    graded = qrels_readiness(hits, chosen, min_relevant=1, relevant_from=2)
+    assert [t.relevant for t in graded.topics] == [1, 0]  # grade 4 counts; 1 is below level
