@@ -32,7 +32,7 @@ from django.db import connection, connections
 from assessment.models import Assignment, Judgment
 from assessment.services.assignments import assignments_balance, dual_assignments_create
 from assessment.services.judging import HitVerdict, item_submit
-from bench.campaign_report import backend_peak_mb
+from bench.campaign_report import Backend, backend_use
 from collection.models import RetrievalTask
 from evaluation.answers import answer_id
 from evaluation.qrels import QrelsEntry
@@ -61,14 +61,14 @@ class Tally:
     grades: Counter = field(default_factory=Counter)
     # (task kind of the item, topic number, item key) -> official grade (None: flagged) per hit
     official: dict[tuple[str, str, str], list[int | None]] = field(default_factory=dict)
-    backend_mb: float = 0.0  # the largest peak RSS of the judging threads' PostgreSQL backends
+    backends: list[Backend] = field(default_factory=list)  # each judging thread's backend
 
     def merge(self, other: Tally) -> None:
         self.latencies.extend(other.latencies)
         self.judgments += other.judgments
         self.grades.update(other.grades)
         self.official.update(other.official)
-        self.backend_mb = max(self.backend_mb, other.backend_mb)
+        self.backends.extend(other.backends)
 
 
 def assessors_create(count: int, seed: int) -> dict[User, Profile]:
@@ -174,7 +174,7 @@ def _judge_assessor(
     try:
         for assignment in assignments:
             _judge_assignment(assignment, assessor, profile, seed, rng, tally)
-        tally.backend_mb = backend_peak_mb()
+        tally.backends.append(backend_use())
     finally:
         connections.close_all()  # this thread's connection
     return tally

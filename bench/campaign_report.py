@@ -5,7 +5,9 @@ Linux), so a phase's figure is its own, not the largest of the run so far. The p
 this one (everything runs in it: the services, the pool builds and the evaluation jobs, with
 Celery eager, and the judging threads) and the PostgreSQL backends serving its connections
 (the largest of them; a backend's RSS includes the shared buffers it touched). Where /proc
-is not writable the figure is the peak so far.
+is not writable the figure is the peak so far. CPU time of this process (every thread) and of
+those backends says where a phase's wall time went; the rest is waiting (disk, commits' fsync,
+locks) or other load on the machine.
 """
 
 from __future__ import annotations
@@ -77,18 +79,38 @@ def backend_pid() -> int | None:
         return int(cursor.fetchone()[0])
 
 
-def backend_peak_mb() -> float:
-    """Peak RSS of the PostgreSQL backend serving this thread's connection."""
+def cpu_seconds(pid: int | str) -> float:
+    """User + system CPU time of a process so far (/proc/PID/stat), 0 where unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What a PostgreSQL backend used: peak RSS (MB) and CPU seconds."""
+
+    peak_mb: float
+    cpu: float
+
+
+def backend_use() -> Backend:
+    """The backend serving this thread's connection, since it started (or its peak reset)."""
     pid = backend_pid()
-    return _status(pid).get("VmHWM", 0) / 1024 if pid is not None else 0.0
+    if pid is None:
+        return Backend(0.0, 0.0)
+    return Backend(_status(pid).get("VmHWM", 0) / 1024, cpu_seconds(pid))
 
 
-# Peak RSS of other backends a phase used (its worker threads' connections), in MB.
-_other_backends: list[float] = []
+# Other backends a phase used (its worker threads' connections, each opened in the phase).
+_other_backends: list[Backend] = []
 
 
-def report_backend_peak(mb: float) -> None:
-    _other_backends.append(mb)
+def report_backend(use: Backend) -> None:
+    _other_backends.append(use)
 
 
 @dataclass
@@ -99,6 +121,8 @@ class Phase:
     unit: str
     bench_mb: float
     backend_mb: float | None
+    bench_cpu: float = 0.0
+    backend_cpu: float = 0.0
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -120,16 +144,26 @@ class Phases:
         _reset_peak("self")
         if backend is not None:
             _reset_peak(backend)
+        backend_cpu = cpu_seconds(backend) if backend is not None else 0.0
+        bench_cpu = time.process_time()
         start = time.perf_counter()
         count, notes = action()
         seconds = time.perf_counter() - start
+        bench_cpu = time.process_time() - bench_cpu
         after = backend_pid()
+        if after == backend and after is not None:
+            backend_cpu = cpu_seconds(after) - backend_cpu
+        else:  # the connection was reopened: count the new backend's work
+            backend_cpu = cpu_seconds(after) if after is not None else 0.0
         backend_kb = max(
             (_status(pid).get("VmHWM", 0) for pid in {backend, after} if pid is not None),
             default=0,
         )
-        backend_mb = max([backend_kb / 1024, *_other_backends]) or None
-        phase = Phase(name, seconds, count, unit, own_peak_mb(), backend_mb, notes)
+        backend_mb = max([backend_kb / 1024, *(b.peak_mb for b in _other_backends)]) or None
+        backend_cpu += sum(b.cpu for b in _other_backends)
+        phase = Phase(
+            name, seconds, count, unit, own_peak_mb(), backend_mb, bench_cpu, backend_cpu, notes
+        )
         self.done.append(phase)
         self.peaks["bench process"] = max(self.peaks["bench process"], phase.bench_mb)
         self.peaks["PostgreSQL backend"] = max(
@@ -148,16 +182,27 @@ class Phases:
         )
         for note in phase.notes:
             print(f"    {note}", flush=True)
+        print(
+            f"    CPU: bench process {phase.bench_cpu:.2f} s, PostgreSQL backends "
+            f"{phase.backend_cpu:.2f} s (of {phase.seconds:.2f} s wall on {os.cpu_count()} CPUs)",
+            flush=True,
+        )
         print(f"    earlier: {EARLIER.get(phase.name, 'none')}", flush=True)
 
     def summary(self, database_bytes: int, generated: str) -> None:
         total = sum(p.seconds for p in self.done if p.name != generated)
         with_files = sum(p.seconds for p in self.done)
-        print(f"\n{'phase':<18} {'wall s':>9} {'share':>6} {'bench MB':>9} {'PG MB':>7}")
+        print(
+            f"\n{'phase':<18} {'wall s':>9} {'share':>6} {'bench CPU s':>12} {'PG CPU s':>9} "
+            f"{'bench MB':>9} {'PG MB':>7}"
+        )
         for p in self.done:
             backend = f"{p.backend_mb:7.0f}" if p.backend_mb else "      -"
             share = p.seconds / with_files if with_files else 0.0
-            print(f"{p.name:<18} {p.seconds:9.2f} {share:6.1%} {p.bench_mb:9.0f} {backend}")
+            print(
+                f"{p.name:<18} {p.seconds:9.2f} {share:6.1%} {p.bench_cpu:12.2f} "
+                f"{p.backend_cpu:9.2f} {p.bench_mb:9.0f} {backend}"
+            )
         verdict = "met" if total < TOTAL_GOAL_S else "MISSED"
         print(
             f"whole rehearsal (every phase but '{generated}'): {total:,.1f} s = "

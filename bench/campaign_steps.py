@@ -192,7 +192,7 @@ def assign(plan: Plan, seed: int, state: State) -> Result:
 def judge(seed: int, threads: int, state: State) -> Result:
     from assessment.models import Assignment
     from bench.campaign_judging import database_judgments, judge_all
-    from bench.campaign_report import report_backend_peak
+    from bench.campaign_report import report_backend
 
     assignments = Assignment.objects.filter(
         pk__in=[a.pk for a in state["assignments"]]
@@ -200,7 +200,8 @@ def judge(seed: int, threads: int, state: State) -> Result:
     start = time.perf_counter()
     tally = judge_all(list(assignments), state["profiles"], seed, threads)
     seconds = time.perf_counter() - start
-    report_backend_peak(tally.backend_mb)
+    for backend in tally.backends:
+        report_backend(backend)
     state["tally"] = tally
     stored = database_judgments()
     if stored != tally.judgments:
