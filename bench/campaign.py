@@ -177,6 +177,12 @@ def rehearse(plan: Plan, folder: Path, seed: int, threads: int) -> None:
     )
     print(f"load average at the start: {load} on {os.cpu_count()} CPUs; PostgreSQL "
           f"{connection.settings_dict['NAME']}", flush=True)  # fmt: skip
+    print(
+        "processes: every step runs in this one (Celery eager: no worker process; the pool "
+        f"builds and evaluation jobs run here); judging runs {threads} assessor threads, each "
+        "with its own PostgreSQL backend",
+        flush=True,
+    )
     phases = Phases()
     state: dict[str, Any] = {}
     phases.run("generate files", "files", lambda: steps.generate(plan, folder, seed, state))
