@@ -51,8 +51,10 @@ browser-deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
 	  else sudo apt-get update -q && sudo apt-get install -y -q chromium; fi; }
 
+# Every benchmark at full size; BENCH_ARGS="--small" (1/100 size), "--skip campaign" or
+# "--only campaign" choose (bench/run_all.py).
 bench: setup
-	$(PY) bench/run_all.py
+	$(PY) bench/run_all.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) node_modules var staticfiles

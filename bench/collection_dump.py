@@ -113,6 +113,23 @@ def _latex(formula_id: int, edited: bool) -> tuple[str, int]:
     return (latex + " + 1", 0) if edited else (latex, shape * 10_000 + a * 100 + b)
 
 
+def formula_visual_id(formula_id: int) -> int:
+    """The visual id the first dump writes for ``formula_id`` (0: the cell is left empty and
+    the importer computes one from the LaTeX)."""
+    _, visual_id = _latex(formula_id, False)
+    return 0 if formula_id % 50 == 7 else visual_id
+
+
+def formula_post(formula_id: int, posts: int) -> int | None:
+    """The post holding ``formula_id`` in a dump of ``posts`` posts; None for a formula in a
+    comment (one in 20)."""
+    return None if formula_id % 20 == 0 else (formula_id * 7919) % posts + 1
+
+
+def is_answer(post_id: int) -> bool:
+    return post_id % QUESTION_EVERY != 1
+
+
 def _write_posts(path: Path, version: _Version) -> None:
     with path.open("w", encoding="utf-8") as out:
         out.write('<?xml version="1.0" encoding="utf-8"?>\n<posts>\n')
@@ -187,8 +204,8 @@ def _write_formulas(index: Path, slt: Path, version: _Version, posts: int, comme
                 post_id = _comment_post(comment_id, posts)
                 kind, comment = "comment", str(comment_id)
             else:
-                post_id = (formula_id * 7919) % posts + 1
-                kind = "question" if post_id % QUESTION_EVERY == 1 else "answer"
+                post_id = formula_post(formula_id, posts) or 0
+                kind = "answer" if is_answer(post_id) else "question"
             thread_id = _thread_of(post_id)
             visual = "" if formula_id % 50 == 7 or not visual_id else str(visual_id)
             cells = f"{formula_id}\t{post_id}\t{thread_id}\t{kind}"

@@ -62,15 +62,19 @@ def rankings(topics: int, runs: int, rows: int, seed: int) -> dict[int, dict[int
     """run -> topic -> item indexes (0..UNIVERSE) by rank: noisy orders of a shared popularity,
     so that runs overlap near the top the way real systems do."""
     rng = np.random.default_rng(seed)
-    base = np.arange(UNIVERSE, dtype=np.float64)
     result: dict[int, dict[int, list[int]]] = {}
     for run in range(runs):
         spread = 300 + 100 * (run % 7)
         result[run] = {
-            topic: np.argsort(base + rng.random(UNIVERSE) * spread)[:rows].tolist()
-            for topic in range(topics)
+            topic: noisy_order(rng, UNIVERSE, rows, spread).tolist() for topic in range(topics)
         }
     return result
+
+
+def noisy_order(rng: np.random.Generator, universe: int, rows: int, spread: float) -> np.ndarray:
+    """The first ``rows`` of ``0 .. universe - 1`` (a shared popularity order) once each is
+    displaced by up to ``spread`` places at random: one run's ranking of one topic."""
+    return np.argsort(np.arange(universe, dtype=np.float64) + rng.random(universe) * spread)[:rows]
 
 
 def post_of(topic: int, index: int) -> int:
@@ -332,8 +336,16 @@ def main() -> None:
 def cached_figures(task: Any, kind: str) -> None:
     """The pool figures and the hits export, computed then from the cache (issue 14 §4;
     the cache here is the in-process one, not Redis)."""
+    for label, uncached, cached in pool_figure_times(task):
+        note = f"cached: {cached * 1000:.1f} ms; target < 0.3 s"
+        report(f"  pool {label} {kind}, uncached", uncached, note)
+
+
+def pool_figure_times(task: Any) -> list[tuple[str, float, float]]:
+    """(label, seconds uncached, seconds cached) of the pool statistics and the hits export."""
     from pooling.selectors.pool_cache import cached_pool_export, cached_pool_stats
 
+    found = []
     for label, action in (
         ("figures", lambda: cached_pool_stats(task)),
         ("hits export", lambda: sum(len(piece) for piece in cached_pool_export(task, "hits"))),
@@ -343,8 +355,8 @@ def cached_figures(task: Any, kind: str) -> None:
             start = time.perf_counter()
             action()
             times.append(time.perf_counter() - start)
-        note = f"cached: {times[1] * 1000:.1f} ms; target < 0.3 s"
-        report(f"  pool {label} {kind}, uncached", times[0], note)
+        found.append((label, times[0], times[1]))
+    return found
 
 
 def run_benchmark(args: argparse.Namespace) -> None:
