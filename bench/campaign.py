@@ -4,7 +4,7 @@ Every step goes through the service the app itself uses, on a scratch PostgreSQL
 
 1. files: a synthetic collection of 2.5 M posts (625,000 threads of a question and three
    answers), 1.25 M comments and 28 M formula instances, with an ARQMath v3 formula index and
-   an SLT TSV (bench/collection_dump.py); topic files of 100 topics (collection/synthetic);
+   an SLT TSV (bench/collection_dump.py); topic files of 100 topics (demo/synthetic);
    40 runs x 1,000 rows per topic for Tasks 1 and 2 and 20 Task 3 runs (bench/campaign_data.py);
 2. ``collection_import`` (what ``manage.py import_collection`` runs), file by file;
 3. ``topics_import`` for the three tasks (Task 3 answers Task 1's topics, as in ARQMath-3);

@@ -3,7 +3,7 @@
 - The collection is bench/collection_dump.py's dump (Posts.xml, Comments.xml, an ARQMath v3
   formula index and its SLT TSV), streamed to disk: every row is a function of its id, so the
   runs below can name real answer posts and formula instances without reading it back.
-- Topics are collection/synthetic's ARQMath topic files (Task 1 and Task 2 forms and the topic
+- Topics are demo/synthetic's ARQMath topic files (Task 1 and Task 2 forms and the topic
   formula TSV); Task 3 answers Task 1's topics, as in ARQMath-3.
 - Runs: each topic has a universe of candidates in a shared popularity order (answer posts;
   formula instances grouped by visual id, 1 to 8 instances each); a run ranks the first
@@ -26,8 +26,8 @@ import numpy as np
 
 from bench.collection_dump import QUESTION_EVERY, formula_post, formula_visual_id, is_answer
 from bench.pooling import noisy_order
-from collection.synthetic.topics import make_topic, write_topics
-from collection.synthetic.vocabulary import ANSWER_MIDDLES, ANSWER_OPENERS, SHAPES
+from demo.synthetic.topics import make_topic, write_topics
+from demo.synthetic.vocabulary import ANSWER_MIDDLES, ANSWER_OPENERS, SHAPES
 
 RUNS_PER_TEAM = 5  # one primary and four alternates, ARQMath's limits
 UNIVERSE_PER_ROW = 3  # candidates per topic: three times a run's rows
