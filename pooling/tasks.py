@@ -5,8 +5,10 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from config.queue import JobSuperseded
+from collection.models import RetrievalTask
+from config.queue import PUBLISH_ERRORS, JobSuperseded
 from pooling.models import PoolBuild
+from pooling.selectors.pool_cache import pool_cache_warm
 from pooling.services.pool_jobs import pool_builds_reap
 from pooling.services.pools import PoolBuildError, pool_build
 
@@ -47,7 +49,18 @@ def build_pools_task(build_id: int, attempt: int | None = None) -> dict[str, int
     except JobSuperseded as error:  # another attempt owns it now
         logger.warning("pool build %s stopped: %s", build_id, error)
         return {}
+    try:  # a separate job: the build is done now, whatever becomes of the warming
+        warm_pool_cache_task.delay(build.task_id)
+    except PUBLISH_ERRORS as error:  # the pages compute on their first request instead
+        logger.warning("pool cache of task %s not warmed: %s", build.task_id, error)
     return dict(finished.stats)
+
+
+@shared_task(ignore_result=True, time_limit=10 * 60, soft_time_limit=9 * 60)
+def warm_pool_cache_task(task_id: int) -> int:
+    """Fill the pool figures and exports cache after a build (pooling/selectors/pool_cache)."""
+    task = RetrievalTask.objects.filter(pk=task_id).first()
+    return 0 if task is None else pool_cache_warm(task)
 
 
 @shared_task(ignore_result=True, time_limit=60, soft_time_limit=50)

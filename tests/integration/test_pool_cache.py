@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from collection.models import RetrievalTask, Topic
 from pooling.models import PoolBuild, Run
-from pooling.selectors.pool_cache import pool_cache_key
+from pooling.selectors.pool_cache import pool_cache_key, pool_cache_warm
 from pooling.services.pools import pool_build
 from tests.factories.collection import CampaignFactory, RetrievalTaskFactory, UserFactory
 from tests.integration.pool_data import load_answer_rows, make_run, make_topics
@@ -61,6 +61,27 @@ def test_figures_and_exports_come_from_the_cache_when_requested_again(
 
     assert without_csrf(second) == without_csrf(first)
     assert cached <= computed - 3  # the figures' or the export's own queries are gone
+
+
+PATHS = [
+    "/api/pools/{}/",
+    "/pools/{}/",
+    "/pools/{}/export/hits.tsv",
+    "/pools/{}/export/annotated.tsv",
+]
+
+
+def test_first_request_after_a_build_is_served_from_the_cache_when_the_worker_warmed_it(
+    organizer: Client, built: RetrievalTask
+) -> None:
+    assert pool_cache_warm(built) == 3  # the figures and both exports
+    assert pool_cache_warm(built) == 0  # nothing left to compute
+    for path in PATHS:
+        url = path.format(built.pk)
+        first, first_queries = fetch(organizer, url)
+        second, second_queries = fetch(organizer, url)
+        assert without_csrf(first) == without_csrf(second)
+        assert first_queries == second_queries, url  # the first one was a hit too
 
 
 def test_next_build_invalidates_cached_figures_and_exports_when_a_late_run_is_pooled(
