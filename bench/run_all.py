@@ -7,6 +7,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 SCRIPTS = [
     "import_collection.py",
+    "import_documents.py",
     "ingest_runs.py",
     "evaluate.py",
     "judging_load.py",

@@ -18,7 +18,6 @@ from collection.formats.documents.source import utf8_problem
 
 ID_FIELDS = ("doc_id", "docno", "id", "_id")
 BODY_FIELDS = ("text", "contents", "body")
-_MISSING = object()
 
 
 def _refuse_constant(name: str) -> Any:
@@ -27,27 +26,6 @@ def _refuse_constant(name: str) -> Any:
 
 # One decoder for every line: json.loads(s, parse_constant=...) would build one per call.
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-
-
-def _text_field(obj: dict[str, Any], names: tuple[str, ...]) -> tuple[str | None, Any]:
-    """(name, value) of the first of ``names`` present in ``obj``, popped; (None, "") if none."""
-    for name in names:
-        value = obj.pop(name, _MISSING)
-        if value is not _MISSING:
-            return name, value
-    return None, ""
-
-
-def _docno(obj: dict[str, Any]) -> tuple[str | None, str]:
-    """(problem, docno): the id as a string, or why there is none."""
-    name, value = _text_field(obj, ID_FIELDS)
-    if name is None:
-        return "no id field (doc_id, docno, id or _id)", ""
-    if type(value) is str:
-        return None, value
-    if type(value) is int:
-        return None, str(value)
-    return f"field {name} must be a string or an integer, not {_json_type(value)}", ""
 
 
 def _json_type(value: Any) -> str:
@@ -61,22 +39,41 @@ def _json_type(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
-def _string(obj: dict[str, Any], names: tuple[str, ...]) -> tuple[str | None, str]:
-    """(problem, value) of a text field: a string, or null/absent for ""."""
-    name, value = _text_field(obj, names)
-    if value is None or type(value) is str:
-        return None, value or ""
-    return f"field {name} must be a string, not {_json_type(value)}", ""
+def _docno(obj: dict[str, Any]) -> tuple[str | None, str]:
+    """(problem, docno): the id as a string, or why there is none."""
+    for name in ID_FIELDS:
+        if name in obj:
+            value = obj.pop(name)
+            if type(value) is str:
+                return None, value
+            if type(value) is int:
+                return None, str(value)
+            return f"field {name} must be a string or an integer, not {_json_type(value)}", ""
+    return "no id field (doc_id, docno, id or _id)", ""
+
+
+def _type_problem(title: Any, body: Any, url: Any, body_name: str) -> str | None:
+    """Which of title, body or url is neither a string nor null."""
+    for name, value in (("title", title), (body_name, body), ("url", url)):
+        if value is not None and type(value) is not str:
+            return f"field {name} must be a string, not {_json_type(value)}"
+    return None
 
 
 def _record(obj: dict[str, Any], number: int, problems: DocumentProblems) -> DocumentRecord | None:
+    # Written out rather than looped through helpers: this runs once per document.
     problem, docno = _docno(obj)
-    if problem is None:
-        problem, title = _string(obj, ("title",))
-    if problem is None:
-        problem, body = _string(obj, BODY_FIELDS)
-    if problem is None:
-        problem, url = _string(obj, ("url",))
+    title = obj.pop("title", "")
+    body: Any = ""
+    body_name = "text"
+    for body_name in BODY_FIELDS:
+        if body_name in obj:
+            body = obj.pop(body_name)
+            break
+    url = obj.pop("url", "")
+    if problem is None and not (type(title) is str and type(body) is str and type(url) is str):
+        problem = _type_problem(title, body, url, body_name)
+        title, body, url = title or "", body or "", url or ""
     if problem is not None:
         problems.add(number, f"docno {docno}: {problem}" if docno else problem)
         return None
@@ -88,10 +85,16 @@ def _record(obj: dict[str, Any], number: int, problems: DocumentProblems) -> Doc
 def parse_jsonl(lines: Iterable[bytes], problems: DocumentProblems) -> Iterator[DocumentRecord]:
     """The documents of a JSONL file's lines (bytes), in file order; each bad line is added to
     ``problems`` and skipped."""
-    decode = _DECODER.decode
+    raw_decode, decode = _DECODER.raw_decode, _DECODER.decode
     for number, raw in enumerate(lines, 1):
         try:
-            obj = decode(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
+            try:  # the common case: an object from the first character, then the newline
+                obj, end = raw_decode(text)
+                if end != len(text) and not text[end:].isspace():
+                    raise ValueError("extra data")
+            except ValueError:  # decode() says why, and skips leading whitespace
+                obj = decode(text)
         except UnicodeDecodeError as error:
             problems.add(number, utf8_problem(raw, error))
             continue
