@@ -156,7 +156,7 @@ class _Phases:
         finally:
             if "HAVING count(*) > 1" in sql:
                 name = "repeated-docno check"
-            elif "_changes AS" in sql:
+            elif sql.startswith("CREATE TEMPORARY TABLE") and "_changes" in sql:
                 name = "join finding changes"
             elif sql.startswith("INSERT INTO") and "ON CONFLICT" in sql:
                 name = "merge (insert/update)"

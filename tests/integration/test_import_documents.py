@@ -299,3 +299,15 @@ def test_admin_finds_a_document_by_docno_and_shows_the_ledger_when_an_organizer_
     with django_assert_max_num_queries(8):
         imports = admin_client.get(reverse("admin:collection_documentimport_changelist"))
     assert "a.jsonl" in imports.content.decode()
+
+
+def test_progress_bar_goes_to_stderr_and_reaches_the_file_size_when_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "docs.jsonl"
+    write_documents(path, 5_000)
+    documents_import(collection="news", source=path, progress=True)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    size = f"{path.stat().st_size / 1e6:.2f}M"
+    assert f"{size}/{size}" in captured.err.replace("\r", "\n").splitlines()[-1]

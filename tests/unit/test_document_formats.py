@@ -4,6 +4,7 @@ name file, line and field."""
 from __future__ import annotations
 
 import gzip
+import html
 import json
 from pathlib import Path
 
@@ -405,3 +406,29 @@ def test_jsonl_round_trips_any_text_when_written_by_json_dumps(
     expected = {d: tb for d, tb in docs.items() if d.split() == [d]}
     assert {r.docno: (r.title, r.body) for r in records} == expected
     assert len(problems.found) == len(docs) - len(expected)
+
+
+_LINE = st.text(
+    st.characters(exclude_categories=["Cs", "Cc", "Zl", "Zp"], exclude_characters="\x85"),
+    min_size=1,
+    max_size=40,
+).filter(lambda text: text.strip() != "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=st.lists(st.tuples(_LINE, _LINE), min_size=1, max_size=6))
+def test_trec_round_trips_escaped_text_when_written_as_sgml(
+    tmp_path_factory: pytest.TempPathFactory, docs: list[tuple[str, str]]
+) -> None:
+    path = tmp_path_factory.mktemp("rt") / "c.trec"
+    path.write_text(
+        "".join(
+            f"<DOC>\n<DOCNO>D{n}</DOCNO>\n<TITLE>{html.escape(title)}</TITLE>\n"
+            f"<TEXT>\n{html.escape(body)}\n</TEXT>\n</DOC>\n"
+            for n, (title, body) in enumerate(docs)
+        )
+    )
+    records = read(path)
+    assert [(r.docno, r.title, r.body) for r in records] == [
+        (f"D{n}", " ".join(title.split()), body.strip()) for n, (title, body) in enumerate(docs)
+    ]

@@ -39,10 +39,11 @@ class FileSource:
         self.size = os.path.getsize(path)
         self.total: int | None = self.size
         self._handle: DocumentFile | None = None
+        self._read = 0  # bytes read by the last read, once it ended
 
     @property
     def position(self) -> int:
-        return self._handle.bytes_read if self._handle is not None else 0
+        return self._handle.bytes_read if self._handle is not None else self._read
 
     def problems(self) -> DocumentProblems:
         return DocumentProblems(self.path)
@@ -50,8 +51,11 @@ class FileSource:
     def records(self, problems: DocumentProblems) -> Iterator[DocumentRecord]:
         with DocumentFile(self.path) as handle:
             self._handle = handle
-            yield from read_documents(handle, self.file_format, problems)
-            self._handle = None
+            try:
+                yield from read_documents(handle, self.file_format, problems)
+            finally:
+                self._read = handle.bytes_read
+                self._handle = None
 
 
 class DatasetSource:
