@@ -119,3 +119,18 @@ def test_local_file_missing_and_unknown_dataset_are_clear_errors_when_imported(
         documents_import(collection="gone", source=None, ir_dataset=name)
     with pytest.raises(CommandError, match="ir_datasets has no dataset 'no-such/dataset'"):
         call_command("import_documents", "--ir-datasets", "no-such/dataset", "--collection", "x")
+
+
+def test_bad_document_of_a_dataset_is_named_by_dataset_and_number_when_imported(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "docs.tsv"
+    path.write_text("p1\tfine\np 2\tspace in the id\np3\tfine\np1\tagain\n")
+    name = register(TsvDocs(LocalDownload(path), doc_cls=GenericDoc))
+    with pytest.raises(DocumentImportError) as error:
+        documents_import(collection="passages", source=None, ir_dataset=name)
+    assert error.value.problems == [
+        f"ir_datasets:{name} document 2: docno 'p 2' contains whitespace",
+        f"ir_datasets:{name} document 4: docno p1 is repeated (first at document 1)",
+    ]
+    assert not Document.objects.exists()

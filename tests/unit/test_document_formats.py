@@ -432,3 +432,15 @@ def test_trec_round_trips_escaped_text_when_written_as_sgml(
     assert [(r.docno, r.title, r.body) for r in records] == [
         (f"D{n}", " ".join(title.split()), body.strip()) for n, (title, body) in enumerate(docs)
     ]
+
+
+def test_trec_hostile_markup_is_read_in_one_pass_when_tags_and_comments_never_close(
+    tmp_path: Path,
+) -> None:
+    # 30,000 unclosed <P> at the top level and unclosed comments in TEXT: a scanner that looks
+    # for each one's end from scratch would read ~10^9 characters here; this one reads each once.
+    stray = "<P>word " * 30_000
+    comments = "x <!-- y " * 30_000
+    content = f"<DOC><DOCNO>h</DOCNO>{stray}<TEXT>a <!-- b --> c {comments}</TEXT></DOC>\n"
+    (doc,) = read(write(tmp_path, "hostile.trec", content))
+    assert doc.body == "a  c x\n\n" + "\n\n".join(["word"] * 30_000)

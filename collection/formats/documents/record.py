@@ -59,6 +59,13 @@ class DocumentRecord(NamedTuple):
         return json.loads(self.metadata_json)  # type: ignore[no-any-return]
 
 
+class _SourceError(ImportFileError):
+    """A problem in a source that is not a file (``ir_datasets:ID``): named in full."""
+
+    def __str__(self) -> str:
+        return f"{self.path} {self.message}"
+
+
 class DocumentProblems:
     """The problems found in one file, in file order; stops the read past MAX_PROBLEMS."""
 
@@ -71,7 +78,7 @@ class DocumentProblems:
         if self.where == "line" or line is None:
             problem = ImportFileError(self.path, line, message)
         else:
-            problem = ImportFileError(self.path, None, f"{self.where} {line:,}: {message}")
+            problem = _SourceError(self.path, None, f"{self.where} {line:,}: {message}")
         self.found.append(problem)
         if len(self.found) >= MAX_PROBLEMS:
             raise TooManyProblems(self)

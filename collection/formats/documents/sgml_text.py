@@ -12,7 +12,6 @@ import html
 import re
 from html.entities import html5
 
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _PARAGRAPH_TAG = re.compile(r"</?p(?:\s[^<>]*)?>", re.I)
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9_.:\-]*(?:\s[^<>]*)?/?>")
 _ENTITY = re.compile(r"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
@@ -39,6 +38,24 @@ def _entity(match: re.Match[str]) -> str:
     return TREC_ENTITIES.get(name) or html5.get(name + ";") or match.group(0)
 
 
+def _drop_comments(content: str) -> str:
+    """Without its ``<!-- … -->`` comments (an unclosed one runs to the end). str.find, not a
+    regex: many unclosed comments would make a lazy ``<!--.*?-->`` quadratic."""
+    start = content.find("<!--")
+    if start < 0:
+        return content
+    kept, position = [], 0
+    while start >= 0:
+        kept.append(content[position:start])
+        end = content.find("-->", start + 4)
+        if end < 0:
+            return "".join(kept)
+        position = end + 3
+        start = content.find("<!--", position)
+    kept.append(content[position:])
+    return "".join(kept)
+
+
 def decode_entities(text: str) -> str:
     return _ENTITY.sub(_entity, text) if "&" in text else text
 
@@ -47,7 +64,7 @@ def field_text(content: str) -> str:
     """A field's content as plain text: paragraphs (``<P>`` or blank lines) separated by one
     blank line, each line trimmed, inner tags and comments dropped, entities decoded."""
     if "<" in content:
-        content = _COMMENT.sub("", content)
+        content = _drop_comments(content)
         content = _PARAGRAPH_TAG.sub("\n\n", content)
         content = _TAG.sub("", content)
     content = decode_entities(content)

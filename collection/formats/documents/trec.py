@@ -74,11 +74,13 @@ class _Document:
 def _scan_fields(doc: _Document, problems: DocumentProblems) -> bool:
     """Split the document's text into its top-level fields; False after a problem."""
     text, position = doc.text, 0
+    unclosed: set[str] = set()  # names with no closing tag left: never searched for again
     while (tag := _OPEN_TAG.search(text, position)) is not None:
         doc.loose.append(text[position : tag.start()])
         name = tag.group(1).upper()
-        close = _close_tag(name).search(text, tag.end())
+        close = None if name in unclosed else _close_tag(name).search(text, tag.end())
         if close is None:
+            unclosed.add(name)
             if name in ("DOCNO", "TEXT", "DOCHDR") or name in TITLE_FIELDS:
                 problems.add(doc.line_of(tag.start()), f"<{tag.group(1)}> is not closed")
                 return False
@@ -136,9 +138,12 @@ def _record(doc: _Document, problems: DocumentProblems) -> DocumentRecord | None
             metadata[key] = f"{metadata[key]}\n{value}" if key in metadata else value
         else:
             bodies.append(content)
-    bodies.extend(part for part in doc.loose if part.strip())
+    loose = "\n\n".join(doc.loose)  # text between fields: one more part, after them
+    if loose.strip():
+        bodies.append(loose)
     if not titles:
-        nested = _NESTED_TITLE.search(doc.text if doc.page is None else doc.page)
+        # Only near the start: a title is there, and a hostile page cannot make this slow.
+        nested = _NESTED_TITLE.search(doc.text if doc.page is None else doc.page, 0, 65_536)
         if nested is not None:
             titles.append(line_text(nested.group(2)))
     body_format, body = _body(bodies, doc.page)
