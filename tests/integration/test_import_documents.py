@@ -159,6 +159,13 @@ def test_repeated_docno_is_an_error_with_both_lines_when_one_file_gives_it_twice
         documents_import(collection="news", source=path)
     assert error.value.problems == ["dup.jsonl line 4: docno b is repeated (first at line 2)"]
     assert sorted(stored("news")) == (["z"] if stored_first else [])
+    # The fresh load drops the collection foreign key for its COPY: the rollback restores it.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_constraint WHERE conrelid = 'collection_document'::regclass "
+            "AND contype = 'f'"
+        )
+        assert cursor.fetchone()[0] == 1
 
 
 def _jsonl(path: Path, docnos: list[str], text: str = "body") -> Path:
