@@ -16,6 +16,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 SCRIPTS = [
     "import_collection.py",
+    "import_documents.py",
     "ingest_runs.py",
     "evaluate.py",
     "evaluate_measures.py",

@@ -11,6 +11,9 @@ from collection.models import (
     Campaign,
     CollectionImport,
     Comment,
+    Document,
+    DocumentCollection,
+    DocumentImport,
     Formula,
     Post,
     RetrievalTask,
@@ -113,6 +116,65 @@ class CollectionImportAdmin(admin.ModelAdmin):
 
     list_display = ["role", "path", "status", "skipped", "changed", "started_at", "finished_at"]
     list_filter = ["role", "status"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class DocumentImportInline(admin.TabularInline):
+    model = DocumentImport
+    extra = 0
+    fields = ("source", "file_format", "status", "skipped", "counts", "started_at", "message")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(DocumentCollection)
+class DocumentCollectionAdmin(admin.ModelAdmin):
+    """Collections are made by ``import_documents``; here only their description is edited."""
+
+    list_display = ("name", "description", "created_at")
+    search_fields = ("name",)
+    readonly_fields = ("name", "created_at")
+    inlines = [DocumentImportInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    """Read-only: documents change by importing a newer file (the checksum must match them).
+    Search by exact docno; filter by collection first on a big table."""
+
+    list_display = ("docno", "collection", "title", "body_format")
+    list_filter = ("collection", "body_format")
+    list_select_related = ("collection",)
+    search_fields = ("=docno",)
+    show_full_result_count = False
+    fields = ("collection", "docno", "title", "body_format", "url", "metadata", "checksum", "body")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(DocumentImport)
+class DocumentImportAdmin(admin.ModelAdmin):
+    """The document import ledger (collection/services/document_import/ledger.py), read-only."""
+
+    list_display = ["collection", "source", "file_format", "status", "skipped", "started_at"]
+    list_filter = ["status", "file_format", "collection"]
+    list_select_related = ("collection",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PURE_PACKAGES = ["pooling/algorithms", "pooling/formats", "collection/formats"]
+PURE_PACKAGES = [
+    "pooling/algorithms",
+    "pooling/formats",
+    "collection/formats",
+    "collection/formats/documents",
+]
 PURE_MODULES = [
     "evaluation/measures.py",
     "evaluation/trec_measures.py",
