@@ -110,13 +110,19 @@ def _raise_problems(problems: DocumentProblems, extra: list[str] | None = None) 
         raise DocumentImportError(messages)
 
 
+# Below this many stored documents nothing of consequence can be in judging yet.
+NEARLY_EMPTY_DOCUMENTS = 10_000
+
+
 def _foreign_key_window(source: Source) -> AbstractContextManager[None]:
     """bulk_load_window (the collection foreign key dropped, then added back and checked in
-    one pass) when the source is at least as big as the documents stored, about 1 KB each:
-    then one pass over the table costs less than a deferred trigger per row (~5 µs each). It
-    locks the document table until the commit, so a small import into a big table (pages being
-    judged) keeps the per-row check instead."""
-    if source.size and stored_rows_estimate(Document) * 1_000 <= source.size:
+    one pass, cheaper than a per-row trigger) for the first big import of a deployment only.
+
+    It locks the whole document table until the commit: with documents of any size already
+    stored, assessors may be judging them, and a second collection's import must not freeze
+    their pages for its whole duration, so it keeps the per-row check instead."""
+    stored = stored_rows_estimate(Document)
+    if source.size and stored < NEARLY_EMPTY_DOCUMENTS and stored * 1_000 <= source.size:
         return bulk_load_window(Document)
     return nullcontext()
 
