@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from assessment.models import Adjudication, Assignment, Judgment
+from assessment.models import Adjudication, Assignment, Judgment, MachineJudge
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
 from config.access import is_organizer, results_visible_to, runs_visible_to
@@ -23,7 +23,13 @@ from evaluation.models import (
     QrelsVersion,
     TaskPublication,
 )
-from evaluation.qrels import JudgmentRecord, JudgmentSource, QrelsPolicy, counting_judgments
+from evaluation.qrels import (
+    MACHINE,
+    JudgmentRecord,
+    JudgmentSource,
+    QrelsPolicy,
+    counting_judgments,
+)
 from evaluation.readiness import PoolHit, QrelsReadiness, qrels_readiness
 from evaluation.reports import sort_rows
 from pooling.algorithms import answer_key
@@ -54,8 +60,8 @@ def _item_filter(task: RetrievalTask, prefix: str) -> Q:
 
 
 def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
-    """Every official and dual judgment that counts and every adjudication of the task,
-    latest first.
+    """Every official and dual judgment that counts, every adjudication of the task and the
+    grades of its machine judge that counts in qrels (if one does), latest first.
 
     A judgment counts while its assignment is active or an active assignment carries its line
     on after a continue-move (``counted_judgments``; docs/agreement.md, "Moving a topic"): a
@@ -75,9 +81,7 @@ def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
         )
     judgments = (
         Judgment.objects.filter(
-            _item_filter(task, "hit__item__"),
-            counted_judgments(),
-            assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
+            _item_filter(task, "hit__item__"), counted_judgments(), _counting_purposes(task)
         )
         .order_by("-updated_at", "-id")
         .values_list(
@@ -91,9 +95,43 @@ def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
     )
     for number, key, formula_id, purpose, judged, flag in judgments:
         hit = str(formula_id) if formula else key
-        source: JudgmentSource = "official" if purpose == Assignment.Purpose.OFFICIAL else "dual"
+        source: JudgmentSource = SOURCES[purpose]
         records.append(JudgmentRecord(number, key, hit, source, judged, flag))
     return records
+
+
+SOURCES: dict[str, JudgmentSource] = {
+    Assignment.Purpose.OFFICIAL: "official",
+    Assignment.Purpose.DUAL: "dual",
+    Assignment.Purpose.MACHINE: MACHINE,
+}
+
+
+def _counting_judge(task: RetrievalTask) -> tuple[str, int] | None:
+    """(name, account id) of the task's machine judge that counts in official qrels, if any."""
+    found = (
+        MachineJudge.objects.filter(task=task, counts_in_qrels=True)
+        .values_list("name", "account_id")
+        .first()
+    )
+    return (found[0], found[1]) if found else None
+
+
+def counting_machine_judge(task: RetrievalTask) -> str | None:
+    """The name of the task's machine judge whose grades count in official qrels, if any
+    (issue 13 §6: only when the organizer says so)."""
+    found = _counting_judge(task)
+    return found[0] if found else None
+
+
+def _counting_purposes(task: RetrievalTask) -> Q:
+    """Official and dual judgments, and the grades of the machine judge that counts (its
+    place in the precedence is the policy's: last)."""
+    people = Q(assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL])
+    judge = _counting_judge(task)
+    if judge is None:
+        return people
+    return people | Q(assignment__purpose=Assignment.Purpose.MACHINE, assessor_id=judge[1])
 
 
 def pool_hits(task: RetrievalTask) -> list[PoolHit]:

@@ -38,6 +38,7 @@ from assessment.agreement import (
 )
 from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
 from assessment.selectors.guidelines import guidelines_current
+from assessment.selectors.machine_judges import assessor_names
 from collection.models import RetrievalTask
 
 __all__ = [
@@ -155,7 +156,8 @@ class AgreementTable:
 
 
 def _names(ids: Iterable[int]) -> dict[int, str]:
-    return dict(User.objects.filter(pk__in=set(ids)).values_list("pk", "username"))
+    """Usernames; a machine judge is "machine: NAME" (issue 13 §6)."""
+    return assessor_names(ids)
 
 
 def _intervals(
@@ -204,14 +206,17 @@ def _table(
     )
 
 
-def _work_assignments(task: RetrievalTask) -> dict[int, str]:
+def _work_assignments(task: RetrievalTask, *, machines: bool = True) -> dict[int, str]:
     """The task's official and dual assignments (revoked ones too: a judgment counts for who
-    made it), as assignment id -> topic number."""
+    made it) and, with ``machines``, its machine judges' ones, as assignment id -> topic
+    number."""
+    purposes = [Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL]
+    if machines:
+        purposes.append(Assignment.Purpose.MACHINE)
     return dict(
-        Assignment.objects.filter(
-            topic__task=task,
-            purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
-        ).values_list("pk", "topic__number")
+        Assignment.objects.filter(topic__task=task, purpose__in=purposes).values_list(
+            "pk", "topic__number"
+        )
     )
 
 
@@ -233,14 +238,18 @@ def _shared_hits(judgments):  # type: ignore[no-untyped-def]
     )
 
 
-def task_agreement(*, task: RetrievalTask, with_ci: bool = False) -> AgreementTable:
+def task_agreement(
+    *, task: RetrievalTask, with_ci: bool = False, machine_judges: bool = True
+) -> AgreementTable:
     """Agreement between the assessors of a task's official and dual assessments, over the
     task and per topic.
 
-    Only hits graded by two or more assessors can show (dis)agreement, so the database
-    returns just those (a grouped subquery), in one query (plus the assignments and names).
+    Its machine judges (issue 13 §6) take part as more assessors, named "machine: NAME",
+    unless ``machine_judges`` is off (the people's agreement alone). Only hits graded by two
+    or more assessors can show (dis)agreement, so the database returns just those (a grouped
+    subquery), in one query (plus the assignments and names).
     """
-    assignments = _work_assignments(task)
+    assignments = _work_assignments(task, machines=machine_judges)
     graded = _work_judgments(task, assignments).filter(grade__isnull=False)
     shared_hits = _shared_hits(graded)
     rows = graded.filter(hit_id__in=shared_hits).values_list(
@@ -296,7 +305,7 @@ def _gold_agreement(
 def training_rounds_agreement(*, task: RetrievalTask) -> list[tuple[TrainingRound, AgreementTable]]:
     """Every training round of the task (with ``n_items``) and its table; five queries."""
     rounds = list(
-        task.training_rounds.select_related("expert")
+        task.training_rounds.select_related("expert", "machine_judge")
         .annotate(n_items=Count("items"))
         .order_by("created_at", "id")
     )

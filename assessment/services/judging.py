@@ -35,6 +35,7 @@ __all__ = [
     "JudgmentInvalid",
     "item_submit",
     "judgment_submit",
+    "machine_judgments_store",
 ]
 
 # A single submit never claims more than an hour of work: a client clock gone wrong must not
@@ -175,6 +176,15 @@ def _revision(judgment: Judgment, assessor: AbstractBaseUser) -> JudgmentRevisio
     )
 
 
+@dataclass(frozen=True)
+class Applied:
+    """What ``_apply`` stored: every judgment submitted, and how many were new or changed."""
+
+    judgments: list[Judgment]
+    created: int
+    changed: int
+
+
 def _apply(
     *,
     assignment: Assignment,
@@ -183,8 +193,12 @@ def _apply(
     seconds_each: float,
     client_token: str,
     guidelines_version_id: int | None = None,
-) -> list[Judgment]:
-    """Insert new judgments, update changed ones, keep a revision of every change."""
+    touch_unchanged: bool = True,
+) -> Applied:
+    """Insert new judgments, update changed ones, keep a revision of every change.
+
+    ``touch_unchanged``: a judgment given the same values again takes the request's time and
+    token (an assessor's); off for imports, where an unchanged grade is left as it was."""
     existing = {
         judgment.hit_id: judgment
         for judgment in Judgment.objects.filter(
@@ -221,6 +235,9 @@ def _apply(
             verdict.flag,
             comment,
         ):
+            if not touch_unchanged:
+                result.append(judgment)
+                continue
             judgment.active_seconds += seconds_each
             judgment.client_token = client_token
             touched.append(judgment)
@@ -249,7 +266,7 @@ def _apply(
         JudgmentRevision.objects.bulk_create(
             [_revision(judgment, assessor) for judgment in (*created, *changed)]
         )
-    return result
+    return Applied(result, len(created), len(changed))
 
 
 def _checked_seconds(active_seconds: float) -> float:
@@ -283,7 +300,7 @@ def _submit(
         topic_id = _lock_topic_pool(assignment_id, topic_id)
         locked = _locked_assignment(assignment_id, topic_id, assessor, item_id, hit_ids)
         _refuse_previous(locked, hit_ids)
-        return _apply(
+        applied = _apply(
             assignment=locked,
             verdicts=verdicts,
             assessor=assessor,
@@ -291,6 +308,7 @@ def _submit(
             client_token=client_token[:64],
             guidelines_version_id=guidelines_version_id,
         )
+        return applied.judgments
 
 
 def item_submit(
@@ -347,3 +365,58 @@ def judgment_submit(
         client_token=client_token,
     )
     return judgment
+
+
+def machine_judgments_store(
+    *,
+    assignment: Assignment,
+    verdicts: Sequence[HitVerdict],
+    scale: GradeScale,
+    guidelines_version_id: int | None,
+    keep_only_these: bool = False,
+) -> tuple[int, int, int]:
+    """Store a machine judge's grades of one topic, in bulk (issue 13 §6): the checks of a
+    submit (the task's scale, hits of the assignment's topic, the pool lock first), a revision
+    of every new or changed grade, unchanged grades left untouched.
+
+    ``assignment`` is the judge's machine assignment of the topic; the caller runs inside
+    ``transaction.atomic()`` (a whole file is one transaction). ``keep_only_these`` removes the
+    judge's judgments of the topic's other hits (a new file replaces the old one). Returns
+    (created, changed, removed).
+    """
+    problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
+    hit_ids = [v.hit_id for v in verdicts]
+    if len(set(hit_ids)) != len(hit_ids):
+        problems[0] = "a hit is graded twice"
+    if problems:
+        raise JudgmentInvalid(problems)
+    topic_pools_lock(topic_ids=[assignment.topic_id])
+    in_topic = Hit.objects.filter(pk__in=hit_ids, item__topic_id=OuterRef("topic_id"))
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("assessor")
+        .filter(pk=assignment.pk, purpose=Assignment.Purpose.MACHINE, revoked_at__isnull=True)
+        .annotate(hits_in_topic=_count(in_topic))
+        .first()
+    )
+    if locked is None:
+        raise JudgingNotFound(f"no machine assignment {assignment.pk}")
+    if (locked.hits_in_topic or 0) != len(hit_ids):  # type: ignore[attr-defined]
+        raise JudgingNotFound(f"a hit is not in the pool of topic {locked.topic_id}")
+    removed = 0
+    if keep_only_these:
+        # Their revisions go with them: the file no longer grades those hits.
+        _, deleted = Judgment.objects.filter(assignment=locked).exclude(hit_id__in=hit_ids).delete()
+        removed = deleted.get(Judgment._meta.label, 0)
+    if not verdicts:
+        return 0, 0, removed
+    applied = _apply(
+        assignment=locked,
+        verdicts=verdicts,
+        assessor=locked.assessor,
+        seconds_each=0.0,
+        client_token="",
+        guidelines_version_id=guidelines_version_id,
+        touch_unchanged=False,
+    )
+    return applied.created, applied.changed, removed
