@@ -35,7 +35,7 @@ class MachineJudgeImportForm(forms.Form):
     name = forms.CharField(max_length=100)
     description = forms.CharField(max_length=COMMENT_MAX_CHARS, required=False)
     file = forms.FileField()
-    file_format = forms.ChoiceField(choices=[(f, f) for f in FORMATS], initial="auto")
+    file_format = forms.ChoiceField(choices=[(f, f) for f in FORMATS], required=False)
     counts_in_qrels = forms.BooleanField(required=False)
 
 
@@ -66,7 +66,7 @@ def machine_judges_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 task=task,
                 name=data["name"],
                 source=data["file"],
-                file_format=data["file_format"],
+                file_format=data["file_format"] or "auto",
                 description=data["description"],
                 counts_in_qrels=data["counts_in_qrels"],
                 created_by=_organizer(request),
