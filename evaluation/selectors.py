@@ -59,9 +59,9 @@ def _item_filter(task: RetrievalTask, prefix: str) -> Q:
     return q
 
 
-def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
-    """Every official and dual judgment that counts, every adjudication of the task and the
-    grades of its machine judge that counts in qrels (if one does), latest first.
+def judgment_records(task: RetrievalTask, *, machine_judge: str = "") -> list[JudgmentRecord]:
+    """Every official and dual judgment that counts and every adjudication of the task, latest
+    first; with ``machine_judge`` (a policy's, ``qrels_policy``), that judge's grades too.
 
     A judgment counts while its assignment is active or an active assignment carries its line
     on after a continue-move (``counted_judgments``; docs/agreement.md, "Moving a topic"): a
@@ -81,7 +81,9 @@ def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
         )
     judgments = (
         Judgment.objects.filter(
-            _item_filter(task, "hit__item__"), counted_judgments(), _counting_purposes(task)
+            _item_filter(task, "hit__item__"),
+            counted_judgments(),
+            _counting_purposes(task, machine_judge),
         )
         .order_by("-updated_at", "-id")
         .values_list(
@@ -107,31 +109,27 @@ SOURCES: dict[str, JudgmentSource] = {
 }
 
 
-def _counting_judge(task: RetrievalTask) -> tuple[str, int] | None:
-    """(name, account id) of the task's machine judge that counts in official qrels, if any."""
-    found = (
-        MachineJudge.objects.filter(task=task, counts_in_qrels=True)
-        .values_list("name", "account_id")
-        .first()
-    )
-    return (found[0], found[1]) if found else None
-
-
 def counting_machine_judge(task: RetrievalTask) -> str | None:
     """The name of the task's machine judge whose grades count in official qrels, if any
     (issue 13 §6: only when the organizer says so)."""
-    found = _counting_judge(task)
-    return found[0] if found else None
+    return (
+        MachineJudge.objects.filter(task=task, counts_in_qrels=True)
+        .values_list("name", flat=True)
+        .first()
+    )
 
 
-def _counting_purposes(task: RetrievalTask) -> Q:
-    """Official and dual judgments, and the grades of the machine judge that counts (its
-    place in the precedence is the policy's: last)."""
+def _counting_purposes(task: RetrievalTask, machine_judge: str) -> Q:
+    """Official and dual judgments, and the grades of the machine judge named (its place in
+    the precedence is the policy's: last)."""
     people = Q(assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL])
-    judge = _counting_judge(task)
-    if judge is None:
+    if not machine_judge:
         return people
-    return people | Q(assignment__purpose=Assignment.Purpose.MACHINE, assessor_id=judge[1])
+    return people | Q(
+        assignment__purpose=Assignment.Purpose.MACHINE,
+        assessor__machine_judge__task=task,
+        assessor__machine_judge__name=machine_judge,
+    )
 
 
 def pool_hits(task: RetrievalTask) -> list[PoolHit]:
@@ -146,12 +144,18 @@ def pool_hits(task: RetrievalTask) -> list[PoolHit]:
     ]
 
 
+def policy_machine_judge(policy: QrelsPolicy) -> str:
+    """The machine judge whose grades a policy counts ("" for none)."""
+    return policy.machine_judge if MACHINE in policy.precedence else ""
+
+
 def task_readiness(
     task: RetrievalTask, policy: QrelsPolicy, *, records: list[JudgmentRecord] | None = None
 ) -> QrelsReadiness:
     """Per topic: pool items, judged, flagged, unjudged, H+M so far, and what the policy's
     minimum-relevant rule would drop (issue 12 §2). Pass ``records`` to reuse loaded ones."""
-    records = judgment_records(task) if records is None else records
+    if records is None:
+        records = judgment_records(task, machine_judge=policy_machine_judge(policy))
     chosen = counting_judgments(records, policy.precedence)
     return qrels_readiness(pool_hits(task), chosen, min_relevant=policy.min_relevant)
 

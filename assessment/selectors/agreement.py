@@ -101,6 +101,8 @@ class AgreementTable:
     scale: ScalePoints = field(default_factory=ScalePoints)
     # (4-way, binary) kappa over every pair's shared hits pooled together (task tables only).
     pooled: tuple[Agreement, Agreement] | None = None
+    # Whether the task has machine judges' grades (task tables only), taking part or not.
+    has_machine_judges: bool = False
 
     def name(self, assessor: int) -> str:
         return self.names.get(assessor, f"#{assessor}")
@@ -206,24 +208,27 @@ def _table(
     )
 
 
-def _work_assignments(task: RetrievalTask, *, machines: bool = True) -> dict[int, str]:
+def _work_assignments(task: RetrievalTask, *, machines: bool = True) -> tuple[dict[int, str], bool]:
     """The task's official and dual assignments (revoked ones too: a judgment counts for who
     made it) and, with ``machines``, its machine judges' ones, as assignment id -> topic
-    number."""
-    purposes = [Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL]
-    if machines:
-        purposes.append(Assignment.Purpose.MACHINE)
-    return dict(
-        Assignment.objects.filter(topic__task=task, purpose__in=purposes).values_list(
-            "pk", "topic__number"
-        )
+    number; and whether the task has machine judges' assignments at all."""
+    purposes = [Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL, Assignment.Purpose.MACHINE]
+    rows = Assignment.objects.filter(topic__task=task, purpose__in=purposes).values_list(
+        "pk", "topic__number", "purpose"
     )
+    found, any_machine = {}, False
+    for pk, number, purpose in rows:
+        is_machine = purpose == Assignment.Purpose.MACHINE
+        any_machine = any_machine or is_machine
+        if machines or not is_machine:
+            found[pk] = number
+    return found, any_machine
 
 
 def _work_judgments(task: RetrievalTask, assignments: dict[int, str] | None = None):  # type: ignore[no-untyped-def]
     """Judgments of the task's official and dual assignments. Filtering by the assignment ids,
     fetched first, spares the database two joins on every judgment row."""
-    ids = list(assignments if assignments is not None else _work_assignments(task))
+    ids = list(assignments if assignments is not None else _work_assignments(task)[0])
     return Judgment.objects.filter(assignment_id__in=ids)
 
 
@@ -249,7 +254,7 @@ def task_agreement(
     or more assessors can show (dis)agreement, so the database returns just those (a grouped
     subquery), in one query (plus the assignments and names).
     """
-    assignments = _work_assignments(task, machines=machine_judges)
+    assignments, has_machines = _work_assignments(task, machines=machine_judges)
     graded = _work_judgments(task, assignments).filter(grade__isnull=False)
     shared_hits = _shared_hits(graded)
     rows = graded.filter(hit_id__in=shared_hits).values_list(
@@ -270,6 +275,7 @@ def task_agreement(
             kappa_of_pairs(pooled, categories=scale.categories),
             kappa_of_pairs(binary, categories=(0, 1)),
         ),
+        has_machine_judges=has_machines,
     )
     for topic in sorted(by_topic, key=_topic_sort_key):
         table.per_topic.extend(

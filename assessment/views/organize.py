@@ -290,7 +290,6 @@ def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
         "live": not with_ci,
         "rounds": rounds,
         "machines": machines == "1",
-        "has_machine_judges": MachineJudge.objects.filter(task=task).exists(),
         # The task's chart comes last, after one per training round (organize.js draws them).
         "charts": _kappa_chart(rounds) + _kappa_chart([("the task", table)]),
         "task_chart_index": len(rounds),

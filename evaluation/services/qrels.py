@@ -25,6 +25,7 @@ from evaluation.selectors import (
     answer_runs,
     counting_machine_judge,
     judgment_records,
+    policy_machine_judge,
     task_readiness,
 )
 
@@ -88,7 +89,7 @@ def qrels_export(
         raise QrelsExportError(f"level must be one of {', '.join(LEVELS)}")
     if level == "instance" and task.kind != RetrievalTask.Kind.FORMULA:
         raise QrelsExportError("instance-level qrels exist for the formula task only")
-    records = judgment_records(task)
+    records = judgment_records(task, machine_judge=policy_machine_judge(policy))
     readiness = task_readiness(task, policy, records=records)
     if not readiness.complete and not allow_incomplete:
         raise QrelsIncompleteError(readiness)
