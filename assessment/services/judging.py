@@ -12,8 +12,10 @@ After a continue-move, hits judged by a previous assessor are refused (issue 11 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
@@ -193,12 +195,12 @@ def _apply(
     seconds_each: float,
     client_token: str,
     guidelines_version_id: int | None = None,
-    touch_unchanged: bool = True,
+    imported: bool = False,
 ) -> Applied:
     """Insert new judgments, update changed ones, keep a revision of every change.
 
-    ``touch_unchanged``: a judgment given the same values again takes the request's time and
-    token (an assessor's); off for imports, where an unchanged grade is left as it was."""
+    A judgment an assessor submits again unchanged takes the request's time and token; an
+    ``imported`` one (a machine judge's file) is left as it was."""
     existing = {
         judgment.hit_id: judgment
         for judgment in Judgment.objects.filter(
@@ -235,7 +237,7 @@ def _apply(
             verdict.flag,
             comment,
         ):
-            if not touch_unchanged:
+            if imported:
                 result.append(judgment)
                 continue
             judgment.active_seconds += seconds_each
@@ -254,19 +256,39 @@ def _apply(
         judgment.guidelines_version_id = guidelines_version_id
     if created:
         Judgment.objects.bulk_create(created)
-    fields = ["grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token"]
-    fields.append("guidelines_version")
     if changed or touched:
-        # updated_at is auto_now, which bulk_update does not apply.
-        now = timezone.now()
-        for judgment in (*changed, *touched):
-            judgment.updated_at = now
-        Judgment.objects.bulk_update([*changed, *touched], [*fields, "updated_at"])
+        _save_changes([*changed, *touched], grouped=imported)
     if created or changed:
         JudgmentRevision.objects.bulk_create(
             [_revision(judgment, assessor) for judgment in (*created, *changed)]
         )
     return Applied(result, len(created), len(changed))
+
+
+_FIELDS = ("grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token")
+_FIELDS_GROUPED = (*_FIELDS[:5], "assessor_id", "client_token", "guidelines_version_id")
+
+
+def _save_changes(judgments: Sequence[Judgment], *, grouped: bool) -> None:
+    """Write changed judgments (with ``updated_at``, which bulk_update does not set).
+
+    ``grouped``: one UPDATE per distinct new value. An import changes thousands of judgments
+    at once, and Django's bulk_update builds a CASE per field and row (minutes for 10,000
+    rows); a machine judge's new grades share few distinct values."""
+    now = timezone.now()
+    for judgment in judgments:
+        judgment.updated_at = now
+    if not grouped:
+        fields = [*_FIELDS, "guidelines_version", "updated_at"]
+        Judgment.objects.bulk_update(judgments, fields)
+        return
+    groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    for judgment in judgments:
+        groups[tuple(getattr(judgment, name) for name in _FIELDS_GROUPED)].append(judgment.pk)
+    for values, ids in groups.items():
+        Judgment.objects.filter(pk__in=ids).update(
+            **dict(zip(_FIELDS_GROUPED, values, strict=True)), updated_at=now
+        )
 
 
 def _checked_seconds(active_seconds: float) -> float:
@@ -417,6 +439,6 @@ def machine_judgments_store(
         seconds_each=0.0,
         client_token="",
         guidelines_version_id=guidelines_version_id,
-        touch_unchanged=False,
+        imported=True,
     )
     return applied.created, applied.changed, removed
