@@ -86,7 +86,11 @@ class MachineJudgesView(APIView):
     permission_classes = [IsOrganizer]
     parser_classes = [MultiPartParser, FormParser]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A task's machine judges")
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="A task's machine judges",
+        operation_id="organize_tasks_machine_judges_list",
+    )
     def get(self, request: Request, task_id: int) -> Response:
         task = task_for(request.user, task_id)
         return Response([_row_out(row) for row in _rows(task)])
