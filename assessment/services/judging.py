@@ -135,6 +135,8 @@ def _locked_assignment(
         .filter(
             pk=assignment_id, topic_id=topic_id, assessor_id=assessor.pk, revoked_at__isnull=True
         )
+        # A machine judge's grades come from its file only (machine_judgments_store).
+        .exclude(purpose=Assignment.Purpose.MACHINE)
         .annotate(
             hits_in_scope=Case(
                 When(training_round__isnull=True, then=_count(in_topic)),

@@ -308,3 +308,22 @@ def test_rest_endpoints_import_list_patch_and_delete_when_an_organizer_calls(
     assert api.get(one).json()["grades"] == {"0": 2, "1": 2, "2": 3, "3": 1}
     assert api.delete(one).status_code == 204
     assert api.get(one).status_code == 404
+
+
+def test_judging_service_and_token_refuse_the_judge_account_when_someone_tries(
+    tmp_path: Path,
+) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from assessment.services.judging import JudgingNotFound, judgment_submit
+
+    data = judged_task_with_open_item()
+    judge, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES), name=NAME)
+    machine = Assignment.objects.get(assessor=judge.account, topic=data.topics["A.1"])
+    # Its grades change only through an import, never through the judging service.
+    with pytest.raises(JudgingNotFound):
+        judgment_submit(assignment=machine, hit=data.hits[101], assessor=judge.account, grade=0)
+    with pytest.raises(CommandError, match="machine judge's account: no token, no team"):
+        call_command("create_token", judge.account.username, "--team", "Alpha")
+    assert not judge.account.teams.exists()
