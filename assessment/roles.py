@@ -19,8 +19,8 @@ from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from assessment.models import Assignment
-from config.access import is_organizer
+from assessment.models import Assignment, MachineJudge
+from config.access import is_machine_account, is_organizer
 from pooling.models import Team
 
 __all__ = ["Menu", "RoleAwareBackend", "menu", "menu_for"]
@@ -32,16 +32,21 @@ def _with_roles(users: Any) -> Any:
         has_assignments=Exists(
             Assignment.objects.filter(assessor=OuterRef("pk"), revoked_at__isnull=True)
         ),
+        is_machine=Exists(MachineJudge.objects.filter(account=OuterRef("pk"))),
     )
 
 
 class RoleAwareBackend(ModelBackend):
-    """Django's model backend, loading the session's user with its two role flags."""
+    """Django's model backend, loading the session's user with its role flags. A machine
+    judge's account never logs in, nor keeps a session, even if someone activated it."""
 
     def get_user(self, user_id: Any) -> Any:
         model = get_user_model()
         user = _with_roles(model._default_manager.filter(pk=user_id)).first()
         return user if user is not None and self.user_can_authenticate(user) else None
+
+    def user_can_authenticate(self, user: Any) -> bool:
+        return super().user_can_authenticate(user) and not is_machine_account(user)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,14 @@
 
 from django.urls import path
 
-from assessment.views import adjudication, judging, organize, organize_guidelines, training
+from assessment.views import (
+    adjudication,
+    judging,
+    machine_judges,
+    organize,
+    organize_guidelines,
+    training,
+)
 
 app_name = "assessment"
 
@@ -26,6 +33,16 @@ organize_urls = [
         "organize/task/<id:task_id>/adjudication/",
         adjudication.adjudication,
         name="organize_adjudication",
+    ),
+    path(
+        "organize/task/<id:task_id>/machine-judges/",
+        machine_judges.machine_judges_page,
+        name="organize_machine_judges",
+    ),
+    path(
+        "organize/task/<id:task_id>/machine-judges/<id:judge_id>/",
+        machine_judges.machine_judge_action,
+        name="organize_machine_judge",
     ),
     path(
         "organize/task/<id:task_id>/judgments.csv",

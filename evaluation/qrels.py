@@ -13,7 +13,8 @@ Rules (DESIGN.md, "Qrels"):
 - Which judgment of a hit counts: adjudicated > official > dual (the order is configurable;
   leaving ``dual`` out ignores dual assessments). "Official" and "dual" are the judgments of
   the current assignment's line of moves; the caller selects them (docs/agreement.md,
-  "Moving a topic").
+  "Moving a topic"). A machine judge the organizer lets count (issue 13 §6) comes last,
+  ``machine``: its grade fills only the hits no person's judgment decides.
 - Optional filter: drop topics with fewer than ``min_relevant`` relevant items, relevant
   meaning grade >= the task's relevance level (ARQMath: 2, H+M).
 """
@@ -41,8 +42,9 @@ FLAG_GRADES = {"system_failure": GRADE_SYSTEM_FAILURE, "dont_know": GRADE_DONT_K
 RELEVANT_GRADE = 2  # H+M binarization (ARQMath); a task may set its own relevance level
 MAX_GRADE = 4  # grades of any task's scale are 0..4; 5 and 6 are the flag codes
 
-JudgmentSource = Literal["adjudicated", "official", "dual"]
+JudgmentSource = Literal["adjudicated", "official", "dual", "machine"]
 DEFAULT_PRECEDENCE: tuple[JudgmentSource, ...] = ("adjudicated", "official", "dual")
+MACHINE: JudgmentSource = "machine"  # after every person's judgment, when a judge counts
 
 
 def qrels_sorted(entries: Iterable[QrelsEntry]) -> list[QrelsEntry]:
@@ -98,6 +100,7 @@ class QrelsPolicy:
     precedence: tuple[JudgmentSource, ...] = DEFAULT_PRECEDENCE
     min_relevant: int | None = None
     relevant_from: int = RELEVANT_GRADE  # the task's relevance level, for min_relevant
+    machine_judge: str = ""  # the judge whose grades ``machine`` in precedence stands for
 
     def as_dict(self) -> dict[str, object]:
         found: dict[str, object] = {
@@ -106,6 +109,8 @@ class QrelsPolicy:
         }
         if self.relevant_from != RELEVANT_GRADE:  # ARQMath's level goes unsaid, as before
             found["relevant_from"] = self.relevant_from
+        if self.machine_judge and MACHINE in self.precedence:
+            found["machine_judge"] = self.machine_judge
         return found
 
 

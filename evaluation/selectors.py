@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from assessment.models import Adjudication, Assignment, Judgment
+from assessment.models import Adjudication, Assignment, Judgment, MachineJudge
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
 from config.access import is_organizer, results_visible_to, runs_visible_to
@@ -24,7 +24,13 @@ from evaluation.models import (
     TaskPublication,
 )
 from evaluation.official import official_measure_names
-from evaluation.qrels import JudgmentRecord, JudgmentSource, QrelsPolicy, counting_judgments
+from evaluation.qrels import (
+    MACHINE,
+    JudgmentRecord,
+    JudgmentSource,
+    QrelsPolicy,
+    counting_judgments,
+)
 from evaluation.readiness import PoolHit, QrelsReadiness, qrels_readiness
 from evaluation.reports import Columns, columns_for, sort_rows
 from pooling.algorithms import answer_key
@@ -54,9 +60,9 @@ def _item_filter(task: RetrievalTask, prefix: str) -> Q:
     return q
 
 
-def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
-    """Every official and dual judgment that counts and every adjudication of the task,
-    latest first.
+def judgment_records(task: RetrievalTask, *, machine_judge: str = "") -> list[JudgmentRecord]:
+    """Every official and dual judgment that counts and every adjudication of the task, latest
+    first; with ``machine_judge`` (a policy's, ``qrels_policy``), that judge's grades too.
 
     A judgment counts while its assignment is active or an active assignment carries its line
     on after a continue-move (``counted_judgments``; docs/agreement.md, "Moving a topic"): a
@@ -78,7 +84,7 @@ def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
         Judgment.objects.filter(
             _item_filter(task, "hit__item__"),
             counted_judgments(),
-            assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
+            _counting_purposes(task, machine_judge),
         )
         .order_by("-updated_at", "-id")
         .values_list(
@@ -92,9 +98,39 @@ def judgment_records(task: RetrievalTask) -> list[JudgmentRecord]:
     )
     for number, key, formula_id, purpose, judged, flag in judgments:
         hit = str(formula_id) if formula else key
-        source: JudgmentSource = "official" if purpose == Assignment.Purpose.OFFICIAL else "dual"
+        source: JudgmentSource = SOURCES[purpose]
         records.append(JudgmentRecord(number, key, hit, source, judged, flag))
     return records
+
+
+SOURCES: dict[str, JudgmentSource] = {
+    Assignment.Purpose.OFFICIAL: "official",
+    Assignment.Purpose.DUAL: "dual",
+    Assignment.Purpose.MACHINE: MACHINE,
+}
+
+
+def counting_machine_judge(task: RetrievalTask) -> str | None:
+    """The name of the task's machine judge whose grades count in official qrels, if any
+    (issue 13 §6: only when the organizer says so)."""
+    return (
+        MachineJudge.objects.filter(task=task, counts_in_qrels=True)
+        .values_list("name", flat=True)
+        .first()
+    )
+
+
+def _counting_purposes(task: RetrievalTask, machine_judge: str) -> Q:
+    """Official and dual judgments, and the grades of the machine judge named (its place in
+    the precedence is the policy's: last)."""
+    people = Q(assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL])
+    if not machine_judge:
+        return people
+    return people | Q(
+        assignment__purpose=Assignment.Purpose.MACHINE,
+        assessor__machine_judge__task=task,
+        assessor__machine_judge__name=machine_judge,
+    )
 
 
 def pool_hits(task: RetrievalTask) -> list[PoolHit]:
@@ -109,13 +145,19 @@ def pool_hits(task: RetrievalTask) -> list[PoolHit]:
     ]
 
 
+def policy_machine_judge(policy: QrelsPolicy) -> str:
+    """The machine judge whose grades a policy counts ("" for none)."""
+    return policy.machine_judge if MACHINE in policy.precedence else ""
+
+
 def task_readiness(
     task: RetrievalTask, policy: QrelsPolicy, *, records: list[JudgmentRecord] | None = None
 ) -> QrelsReadiness:
     """Per topic: pool items, judged, flagged, unjudged, relevant so far (grade at least the
     task's relevance level: H+M for ARQMath), and what the policy's
     minimum-relevant rule would drop (issue 12 §2). Pass ``records`` to reuse loaded ones."""
-    records = judgment_records(task) if records is None else records
+    if records is None:
+        records = judgment_records(task, machine_judge=policy_machine_judge(policy))
     chosen = counting_judgments(records, policy.precedence)
     return qrels_readiness(
         pool_hits(task),

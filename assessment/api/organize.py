@@ -1,6 +1,7 @@
 """Organizer endpoints (staff only): agreement tables and assignments over REST.
 
 GET  /api/organize/tasks/<task>/agreement/        pairwise kappas, means, alpha, training rounds
+     (machine judges take part, named "machine: NAME"; see machine_judges.py for their own)
 GET  /api/organize/tasks/<task>/assignments/      active official and dual assignments
 POST the same  {"action": "assign" | "balance" | "dual", ...}   → 201 with what was created
 POST /api/organize/assignments/<id>/move/  {"assessor": "bob", "handover": "continue"}
@@ -26,8 +27,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assessment.agreement import Agreement
-from assessment.models import Assignment
+from assessment.models import Assignment, MachineJudge
 from assessment.selectors.agreement import AgreementTable, task_agreement, training_rounds_agreement
+from assessment.selectors.machine_judges import machine_label
 from assessment.selectors.overview import assignment_rows
 from assessment.services.assignments import (
     AssignmentError,
@@ -103,7 +105,19 @@ class AgreementView(APIView):
             {"name": training_round.name, **_table(table)}
             for training_round, table in training_rounds_agreement(task=task)
         ]
-        return Response({"task": task.pk, **_table(task_agreement(task=task)), "training": rounds})
+        # Machine judges take part as more assessors, named "machine: NAME" (issue 13 §6).
+        machines = [
+            machine_label(name)
+            for name in MachineJudge.objects.filter(task=task).values_list("name", flat=True)
+        ]
+        return Response(
+            {
+                "task": task.pk,
+                **_table(task_agreement(task=task)),
+                "machine_judges": sorted(machines),
+                "training": rounds,
+            }
+        )
 
 
 class AssignmentRequest(serializers.Serializer):

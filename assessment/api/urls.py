@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from assessment.api import judging, organize
+from assessment.api import judging, machine_judges, organize
 
 app_name = "assessment_api"
 urlpatterns: list = [
@@ -21,6 +21,16 @@ urlpatterns: list = [
         "organize/tasks/<id:task_id>/assignments/",
         organize.AssignmentsView.as_view(),
         name="organize-assignments",
+    ),
+    path(
+        "organize/tasks/<id:task_id>/machine-judges/",
+        machine_judges.MachineJudgesView.as_view(),
+        name="organize-machine-judges",
+    ),
+    path(
+        "organize/tasks/<id:task_id>/machine-judges/<id:judge_id>/",
+        machine_judges.MachineJudgeView.as_view(),
+        name="organize-machine-judge",
     ),
     path(
         "organize/assignments/<id:assignment_id>/move/",

@@ -38,6 +38,7 @@ from assessment.agreement import (
 )
 from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
 from assessment.selectors.guidelines import guidelines_current
+from assessment.selectors.machine_judges import assessor_names
 from collection.models import RetrievalTask
 from collection.ordering import natural_key
 
@@ -101,6 +102,8 @@ class AgreementTable:
     scale: ScalePoints = field(default_factory=ScalePoints)
     # (4-way, binary) kappa over every pair's shared hits pooled together (task tables only).
     pooled: tuple[Agreement, Agreement] | None = None
+    # Whether the task has machine judges' grades (task tables only), taking part or not.
+    has_machine_judges: bool = False
 
     def name(self, assessor: int) -> str:
         return self.names.get(assessor, f"#{assessor}")
@@ -156,7 +159,8 @@ class AgreementTable:
 
 
 def _names(ids: Iterable[int]) -> dict[int, str]:
-    return dict(User.objects.filter(pk__in=set(ids)).values_list("pk", "username"))
+    """Usernames; a machine judge is "machine: NAME" (issue 13 §6)."""
+    return assessor_names(ids)
 
 
 def _intervals(
@@ -205,21 +209,27 @@ def _table(
     )
 
 
-def _work_assignments(task: RetrievalTask) -> dict[int, str]:
+def _work_assignments(task: RetrievalTask, *, machines: bool = True) -> tuple[dict[int, str], bool]:
     """The task's official and dual assignments (revoked ones too: a judgment counts for who
-    made it), as assignment id -> topic number."""
-    return dict(
-        Assignment.objects.filter(
-            topic__task=task,
-            purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
-        ).values_list("pk", "topic__number")
+    made it) and, with ``machines``, its machine judges' ones, as assignment id -> topic
+    number; and whether the task has machine judges' assignments at all."""
+    purposes = [Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL, Assignment.Purpose.MACHINE]
+    rows = Assignment.objects.filter(topic__task=task, purpose__in=purposes).values_list(
+        "pk", "topic__number", "purpose"
     )
+    found, any_machine = {}, False
+    for pk, number, purpose in rows:
+        is_machine = purpose == Assignment.Purpose.MACHINE
+        any_machine = any_machine or is_machine
+        if machines or not is_machine:
+            found[pk] = number
+    return found, any_machine
 
 
 def _work_judgments(task: RetrievalTask, assignments: dict[int, str] | None = None):  # type: ignore[no-untyped-def]
     """Judgments of the task's official and dual assignments. Filtering by the assignment ids,
     fetched first, spares the database two joins on every judgment row."""
-    ids = list(assignments if assignments is not None else _work_assignments(task))
+    ids = list(assignments if assignments is not None else _work_assignments(task)[0])
     return Judgment.objects.filter(assignment_id__in=ids)
 
 
@@ -234,14 +244,18 @@ def _shared_hits(judgments):  # type: ignore[no-untyped-def]
     )
 
 
-def task_agreement(*, task: RetrievalTask, with_ci: bool = False) -> AgreementTable:
+def task_agreement(
+    *, task: RetrievalTask, with_ci: bool = False, machine_judges: bool = True
+) -> AgreementTable:
     """Agreement between the assessors of a task's official and dual assessments, over the
     task and per topic.
 
-    Only hits graded by two or more assessors can show (dis)agreement, so the database
-    returns just those (a grouped subquery), in one query (plus the assignments and names).
+    Its machine judges (issue 13 §6) take part as more assessors, named "machine: NAME",
+    unless ``machine_judges`` is off (the people's agreement alone). Only hits graded by two
+    or more assessors can show (dis)agreement, so the database returns just those (a grouped
+    subquery), in one query (plus the assignments and names).
     """
-    assignments = _work_assignments(task)
+    assignments, has_machines = _work_assignments(task, machines=machine_judges)
     graded = _work_judgments(task, assignments).filter(grade__isnull=False)
     shared_hits = _shared_hits(graded)
     rows = graded.filter(hit_id__in=shared_hits).values_list(
@@ -262,6 +276,7 @@ def task_agreement(*, task: RetrievalTask, with_ci: bool = False) -> AgreementTa
             kappa_of_pairs(pooled, categories=scale.categories),
             kappa_of_pairs(binary, categories=(0, 1)),
         ),
+        has_machine_judges=has_machines,
     )
     for topic in sorted(by_topic, key=natural_key):
         table.per_topic.extend(
@@ -297,7 +312,7 @@ def _gold_agreement(
 def training_rounds_agreement(*, task: RetrievalTask) -> list[tuple[TrainingRound, AgreementTable]]:
     """Every training round of the task (with ``n_items``) and its table; five queries."""
     rounds = list(
-        task.training_rounds.select_related("expert")
+        task.training_rounds.select_related("expert", "machine_judge")
         .annotate(n_items=Count("items"))
         .order_by("created_at", "id")
     )

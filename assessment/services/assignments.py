@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from assessment.models import Assignment, Judgment
+from assessment.models import Assignment, Judgment, MachineJudge
 from assessment.selectors.handover import line_judgments
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit
@@ -95,6 +95,17 @@ def _active(queryset):  # type: ignore[no-untyped-def]
     return queryset.filter(revoked_at__isnull=True)
 
 
+def _refuse_machines(people: Iterable[User]) -> None:
+    """A machine judge's account is never given topics (issue 13 §6): its grades are imported."""
+    names = MachineJudge.objects.filter(account__in=[p.pk for p in people]).values_list(
+        "name", flat=True
+    )
+    if names:
+        raise AssignmentError(
+            [f"{name} is a machine judge: it cannot be given topics" for name in names]
+        )
+
+
 @transaction.atomic
 def assignments_create(
     *,
@@ -107,6 +118,7 @@ def assignments_create(
     Refuses (nothing stored) if any topic already has an active official assignment, or if the
     assessor is that topic's dual assessor (they would see both sides).
     """
+    _refuse_machines([assessor])
     topic_ids = [t.pk for t in topics]
     taken = dict(
         _active(Assignment.objects.select_for_update(of=("self",)))
@@ -148,6 +160,7 @@ def assignments_balance(
     """
     if not assessors:
         raise AssignmentError(["choose at least one assessor"])
+    _refuse_machines(assessors)
     active_official = _active(Assignment.objects.select_for_update(of=("self",))).filter(
         topic__task=task, purpose=Assignment.Purpose.OFFICIAL
     )
@@ -195,11 +208,20 @@ class AssignmentMove:
         return self.assignment.handover == Assignment.Handover.CONTINUE
 
 
+MACHINE_ASSIGNMENT = (
+    "a machine judge's assignment holds its imported grades: import the judge again or "
+    "delete it on the machine judges page"
+)
+
+
 def _check_move(locked: Assignment, assessor: User) -> None:
     if locked.revoked_at is not None:
         raise AssignmentError(["a revoked assignment cannot be moved"])
     if locked.purpose == Assignment.Purpose.TRAINING:
         raise AssignmentError(["training assignments belong to their round"])
+    if locked.purpose == Assignment.Purpose.MACHINE:
+        raise AssignmentError([MACHINE_ASSIGNMENT])
+    _refuse_machines([assessor])
     if locked.assessor_id == assessor.pk:
         raise AssignmentError([f"{locked.topic.number} is already with {assessor}"])
     other = (
@@ -273,6 +295,8 @@ def assignment_revoke(*, assignment: Assignment) -> Assignment:
     longer count toward qrels or the topic's progress: revoking says "set this work aside".
     To hand the work on and keep it counting, move the assignment instead."""
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if locked.purpose == Assignment.Purpose.MACHINE:
+        raise AssignmentError([MACHINE_ASSIGNMENT])
     if locked.revoked_at is None:
         locked.revoked_at = timezone.now()
         locked.save(update_fields=["revoked_at"])
@@ -367,6 +391,7 @@ def dual_assignments_create(
     officially assigned, not yet dual-assessed topics. Each goes to the least-loaded of
     ``assessors`` other than its official assessor (ties broken by the seeded RNG).
     """
+    _refuse_machines(assessors)
     rng = random.Random(task.pool_seed if seed is None else seed)  # noqa: S311 (seeded sample)
     topic_ids = _dual_sample(task, sample_size, rng) if topics is None else [t.pk for t in topics]
     if not topic_ids:

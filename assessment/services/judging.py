@@ -12,8 +12,10 @@ After a continue-move, hits judged by a previous assessor are refused (issue 11 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
@@ -35,6 +37,7 @@ __all__ = [
     "JudgmentInvalid",
     "item_submit",
     "judgment_submit",
+    "machine_judgments_store",
 ]
 
 # A single submit never claims more than an hour of work: a client clock gone wrong must not
@@ -132,6 +135,8 @@ def _locked_assignment(
         .filter(
             pk=assignment_id, topic_id=topic_id, assessor_id=assessor.pk, revoked_at__isnull=True
         )
+        # A machine judge's grades come from its file only (machine_judgments_store).
+        .exclude(purpose=Assignment.Purpose.MACHINE)
         .annotate(
             hits_in_scope=Case(
                 When(training_round__isnull=True, then=_count(in_topic)),
@@ -175,6 +180,15 @@ def _revision(judgment: Judgment, assessor: AbstractBaseUser) -> JudgmentRevisio
     )
 
 
+@dataclass(frozen=True)
+class Applied:
+    """What ``_apply`` stored: every judgment submitted, and how many were new or changed."""
+
+    judgments: list[Judgment]
+    created: int
+    changed: int
+
+
 def _apply(
     *,
     assignment: Assignment,
@@ -183,8 +197,12 @@ def _apply(
     seconds_each: float,
     client_token: str,
     guidelines_version_id: int | None = None,
-) -> list[Judgment]:
-    """Insert new judgments, update changed ones, keep a revision of every change."""
+    imported: bool = False,
+) -> Applied:
+    """Insert new judgments, update changed ones, keep a revision of every change.
+
+    A judgment an assessor submits again unchanged takes the request's time and token; an
+    ``imported`` one (a machine judge's file) is left as it was."""
     existing = {
         judgment.hit_id: judgment
         for judgment in Judgment.objects.filter(
@@ -221,6 +239,9 @@ def _apply(
             verdict.flag,
             comment,
         ):
+            if imported:
+                result.append(judgment)
+                continue
             judgment.active_seconds += seconds_each
             judgment.client_token = client_token
             touched.append(judgment)
@@ -237,19 +258,39 @@ def _apply(
         judgment.guidelines_version_id = guidelines_version_id
     if created:
         Judgment.objects.bulk_create(created)
-    fields = ["grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token"]
-    fields.append("guidelines_version")
     if changed or touched:
-        # updated_at is auto_now, which bulk_update does not apply.
-        now = timezone.now()
-        for judgment in (*changed, *touched):
-            judgment.updated_at = now
-        Judgment.objects.bulk_update([*changed, *touched], [*fields, "updated_at"])
+        _save_changes([*changed, *touched], grouped=imported)
     if created or changed:
         JudgmentRevision.objects.bulk_create(
             [_revision(judgment, assessor) for judgment in (*created, *changed)]
         )
-    return result
+    return Applied(result, len(created), len(changed))
+
+
+_FIELDS = ("grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token")
+_FIELDS_GROUPED = (*_FIELDS[:5], "assessor_id", "client_token", "guidelines_version_id")
+
+
+def _save_changes(judgments: Sequence[Judgment], *, grouped: bool) -> None:
+    """Write changed judgments (with ``updated_at``, which bulk_update does not set).
+
+    ``grouped``: one UPDATE per distinct new value. An import changes thousands of judgments
+    at once, and Django's bulk_update builds a CASE per field and row (minutes for 10,000
+    rows); a machine judge's new grades share few distinct values."""
+    now = timezone.now()
+    for judgment in judgments:
+        judgment.updated_at = now
+    if not grouped:
+        fields = [*_FIELDS, "guidelines_version", "updated_at"]
+        Judgment.objects.bulk_update(judgments, fields)
+        return
+    groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    for judgment in judgments:
+        groups[tuple(getattr(judgment, name) for name in _FIELDS_GROUPED)].append(judgment.pk)
+    for values, ids in groups.items():
+        Judgment.objects.filter(pk__in=ids).update(
+            **dict(zip(_FIELDS_GROUPED, values, strict=True)), updated_at=now
+        )
 
 
 def _checked_seconds(active_seconds: float) -> float:
@@ -283,7 +324,7 @@ def _submit(
         topic_id = _lock_topic_pool(assignment_id, topic_id)
         locked = _locked_assignment(assignment_id, topic_id, assessor, item_id, hit_ids)
         _refuse_previous(locked, hit_ids)
-        return _apply(
+        applied = _apply(
             assignment=locked,
             verdicts=verdicts,
             assessor=assessor,
@@ -291,6 +332,7 @@ def _submit(
             client_token=client_token[:64],
             guidelines_version_id=guidelines_version_id,
         )
+        return applied.judgments
 
 
 def item_submit(
@@ -347,3 +389,58 @@ def judgment_submit(
         client_token=client_token,
     )
     return judgment
+
+
+def machine_judgments_store(
+    *,
+    assignment: Assignment,
+    verdicts: Sequence[HitVerdict],
+    scale: GradeScale,
+    guidelines_version_id: int | None,
+    keep_only_these: bool = False,
+) -> tuple[int, int, int]:
+    """Store a machine judge's grades of one topic, in bulk (issue 13 §6): the checks of a
+    submit (the task's scale, hits of the assignment's topic, the pool lock first), a revision
+    of every new or changed grade, unchanged grades left untouched.
+
+    ``assignment`` is the judge's machine assignment of the topic; the caller runs inside
+    ``transaction.atomic()`` (a whole file is one transaction). ``keep_only_these`` removes the
+    judge's judgments of the topic's other hits (a new file replaces the old one). Returns
+    (created, changed, removed).
+    """
+    problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
+    hit_ids = [v.hit_id for v in verdicts]
+    if len(set(hit_ids)) != len(hit_ids):
+        problems[0] = "a hit is graded twice"
+    if problems:
+        raise JudgmentInvalid(problems)
+    topic_pools_lock(topic_ids=[assignment.topic_id])
+    in_topic = Hit.objects.filter(pk__in=hit_ids, item__topic_id=OuterRef("topic_id"))
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("assessor")
+        .filter(pk=assignment.pk, purpose=Assignment.Purpose.MACHINE, revoked_at__isnull=True)
+        .annotate(hits_in_topic=_count(in_topic))
+        .first()
+    )
+    if locked is None:
+        raise JudgingNotFound(f"no machine assignment {assignment.pk}")
+    if (locked.hits_in_topic or 0) != len(hit_ids):  # type: ignore[attr-defined]
+        raise JudgingNotFound(f"a hit is not in the pool of topic {locked.topic_id}")
+    removed = 0
+    if keep_only_these:
+        # Their revisions go with them: the file no longer grades those hits.
+        _, deleted = Judgment.objects.filter(assignment=locked).exclude(hit_id__in=hit_ids).delete()
+        removed = deleted.get(Judgment._meta.label, 0)
+    if not verdicts:
+        return 0, 0, removed
+    applied = _apply(
+        assignment=locked,
+        verdicts=verdicts,
+        assessor=locked.assessor,
+        seconds_each=0.0,
+        client_token="",
+        guidelines_version_id=guidelines_version_id,
+        imported=True,
+    )
+    return applied.created, applied.changed, removed

@@ -2,9 +2,11 @@
 
 Issue 6 §3 (ARQMath trained its assessors this way): a round is a set of topics, each with a
 handful of pool items chosen by the organizer or sampled across the gold grades; gold grades
-come from imported qrels or from an expert assessor's judgments (copied to GoldGrade when the
-expert submits). Every assessor in the round gets a training assignment per topic; after they
-submit, they may see their grades beside the gold ones if the organizer allows it.
+come from imported qrels, from an expert assessor's judgments (copied to GoldGrade when the
+expert submits) or from a machine judge's grades (issue 13 §6; copied when the round is
+created, so a later import of the judge does not move a round's gold). Every assessor in the
+round gets a training assignment per topic; after they submit, they may see their grades beside
+the gold ones if the organizer allows it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
+from assessment.models import Assignment, GoldGrade, Judgment, MachineJudge, TrainingRound
 from collection.formats.qrels import QrelsFormatError, qrels_parse
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolItem
@@ -101,6 +103,35 @@ def _expert_grades(expert: User, topics: Sequence[Topic]) -> dict[tuple[str, str
     return grades
 
 
+def _machine_grades(judge: MachineJudge, topics: Sequence[Topic]) -> dict[int, int]:
+    """Hit id -> the machine judge's grade, in the topics given."""
+    rows = Judgment.objects.filter(
+        assessor_id=judge.account_id,
+        assignment__purpose=Assignment.Purpose.MACHINE,
+        hit__item__topic__in=topics,
+        grade__isnull=False,
+    ).values_list("hit_id", "grade")
+    return {hit_id: grade for hit_id, grade in rows if grade is not None}
+
+
+def _machine_item_grades(
+    judge: MachineJudge, topics: Sequence[Topic], grades: Mapping[int, int]
+) -> dict[tuple[str, str], int]:
+    """(topic number, item key) -> max grade, for the items whose every hit the judge graded:
+    the items a round can sample with full gold."""
+    found: dict[tuple[str, str], int] = {}
+    partial: set[tuple[str, str]] = set()
+    hits = Hit.objects.filter(item__topic__in=topics).values_list(
+        "pk", "item__topic__number", "item__key"
+    )
+    for hit_id, number, key in hits:
+        if hit_id not in grades:
+            partial.add((number, key))
+        else:
+            found[(number, key)] = max(grades[hit_id], found.get((number, key), 0))
+    return {key: grade for key, grade in found.items() if key not in partial}
+
+
 def _choose_items(
     topics: Sequence[Topic], gold: Qrels, items_per_topic: int, rng: random.Random
 ) -> list[PoolItem]:
@@ -128,6 +159,8 @@ def _validate(
     gold_source: str,
     expert: User | None,
     qrels: Qrels | None,
+    machine_judge: MachineJudge | None = None,
+    task: RetrievalTask | None = None,
 ) -> list[str]:
     problems = []
     limit = TrainingRound._meta.get_field("name").max_length or 100
@@ -143,6 +176,13 @@ def _validate(
         problems.append("gold from qrels needs a qrels file")
     if gold_source == TrainingRound.GoldSource.EXPERT and expert is None:
         problems.append("gold from an expert needs the expert")
+    if gold_source == TrainingRound.GoldSource.MACHINE and (
+        machine_judge is None or (task is not None and machine_judge.task_id != task.pk)
+    ):
+        problems.append("gold from a machine judge needs one of this task's machine judges")
+    people = [*assessors, *([expert] if expert else [])]
+    machines = MachineJudge.objects.filter(account__in=[p.pk for p in people])
+    problems += [f"{judge.name} is a machine judge: it cannot judge a round" for judge in machines]
     return problems
 
 
@@ -161,9 +201,12 @@ def training_round_create(
     items_per_topic: int = 5,
     seed: int | None = None,
     show_gold_after_submit: bool = False,
+    machine_judge: MachineJudge | None = None,
 ) -> TrainingRound:
-    """Create a round with its items, its gold (for qrels) and a training assignment for
-    every assessor (and the expert) on every topic. Nothing is stored if anything is wrong.
+    """Create a round with its items, its gold (for qrels and machine judges) and a training
+    assignment for every assessor (and the expert) on every topic. Nothing is stored if
+    anything is wrong. A machine judge's gold is its grades of the round's hits as they are
+    now; items are sampled among those it graded whole.
     """
     problems = _validate(
         name=name,
@@ -172,12 +215,18 @@ def training_round_create(
         gold_source=gold_source,
         expert=expert,
         qrels=qrels,
+        machine_judge=machine_judge,
+        task=task,
     )
     if problems:
         raise TrainingError(problems)
     rng = random.Random(task.pool_seed if seed is None else seed)  # noqa: S311 (seeded sample)
+    from_machine = gold_source == TrainingRound.GoldSource.MACHINE and machine_judge is not None
+    machine = _machine_grades(machine_judge, topics) if from_machine else {}  # type: ignore[arg-type]
     if items is None:
         known = qrels if gold_source == TrainingRound.GoldSource.QRELS else None
+        if from_machine:
+            known = _machine_item_grades(machine_judge, topics, machine)  # type: ignore[arg-type]
         known = known or (_expert_grades(expert, topics) if expert else {})
         items = _choose_items(topics, known, items_per_topic, rng)
     if not items:
@@ -189,6 +238,7 @@ def training_round_create(
                 name=name.strip(),
                 gold_source=gold_source,
                 expert=expert,
+                machine_judge=machine_judge if from_machine else None,
                 show_gold_after_submit=show_gold_after_submit,
             )
     except IntegrityError as error:
@@ -196,6 +246,8 @@ def training_round_create(
     training_round.items.set(items)
     if gold_source == TrainingRound.GoldSource.QRELS and qrels is not None:
         _gold_from_qrels(training_round, items, qrels)
+    if from_machine:
+        _gold_from_machine(training_round, items, machine)
     people = list(assessors) + ([expert] if expert and expert not in assessors else [])
     _assign_round(training_round, people, topics, created_by)
     return training_round
@@ -237,6 +289,22 @@ def _gold_from_qrels(
     GoldGrade.objects.bulk_create(
         GoldGrade(training_round=training_round, hit_id=hit_id, grade=grade_of_item[item_id])
         for hit_id, item_id in hits
+    )
+
+
+def _gold_from_machine(
+    training_round: TrainingRound, items: Sequence[PoolItem], grades: Mapping[int, int]
+) -> None:
+    """Gold per hit from the machine judge's grades; every hit of the round needs one."""
+    hits = list(
+        Hit.objects.filter(item__in=items).values_list("pk", "item__key", "item__topic__number")
+    )
+    missing = [f"{number}:{key}" for pk, key, number in hits if pk not in grades]
+    if missing:
+        shown = ", ".join(sorted(set(missing))[:10])
+        raise TrainingError([f"the machine judge has not graded {shown}"])
+    GoldGrade.objects.bulk_create(
+        GoldGrade(training_round=training_round, hit_id=pk, grade=grades[pk]) for pk, _, _ in hits
     )
 
 

@@ -22,7 +22,7 @@ from assessment.exports import (
     csv_lines,
     judgment_rows,
 )
-from assessment.models import TrainingRound
+from assessment.models import MachineJudge, TrainingRound
 from assessment.selectors.agreement import (
     AgreementTable,
     task_agreement,
@@ -49,6 +49,7 @@ from assessment.views.organize_forms import (
 )
 from collection.models import RetrievalTask, Topic
 from config.access import organizer_required, task_for
+from config.params import page_filter, parse_choice
 
 
 def _organizer(request: HttpRequest) -> User:
@@ -62,14 +63,15 @@ def _form_problems(form: forms.Form) -> list[str]:
     return [f"{field}: {' '.join(str(e) for e in errors)}" for field, errors in form.errors.items()]
 
 
-def _kappa_chart(rounds: list[tuple[TrainingRound, AgreementTable]]) -> list[dict[str, Any]]:
-    """Per round, each assessor's mean kappa, 4-way and binary (ARQMath Figures 3-4)."""
+def _kappa_chart(rounds: list[tuple[Any, AgreementTable]]) -> list[dict[str, Any]]:
+    """Per round (or the task), each assessor's mean kappa, 4-way and binary (ARQMath
+    Figures 3-4)."""
     charts = []
     for training_round, table in rounds:
         means = sorted(table.means, key=lambda m: table.name(m.assessor))
         charts.append(
             {
-                "round": training_round.name,
+                "round": str(training_round),
                 "assessors": [table.name(m.assessor) for m in means],
                 "kappa": [m.mean_kappa.value for m in means],
                 "binary": [m.mean_kappa_binary.value for m in means],
@@ -219,6 +221,7 @@ def training(request: HttpRequest, task_id: int) -> HttpResponse:
         people = User.objects.filter(is_active=True)
         form.fields["assessors"].queryset = people  # type: ignore[attr-defined]
         form.fields["expert"].queryset = people  # type: ignore[attr-defined]
+        form.fields["machine_judge"].queryset = MachineJudge.objects.filter(task=task)  # type: ignore[attr-defined]
         try:
             if not form.is_valid():
                 raise TrainingError(_form_problems(form))
@@ -238,6 +241,7 @@ def training(request: HttpRequest, task_id: int) -> HttpResponse:
         "assessors": assessor_choices(),
         "experts": User.objects.filter(is_active=True).order_by("username"),
         "gold_sources": TrainingRound.GoldSource.choices,
+        "machine_judges": MachineJudge.objects.filter(task=task).order_by("name"),
         "guidelines": guidelines_rendered(guidelines_current(task=task)),
     }
     return render(request, "organize/training.html", context, status=status)
@@ -260,6 +264,7 @@ def _create_round(request: HttpRequest, task: RetrievalTask, data: dict[str, Any
         items_per_topic=data["items_per_topic"],
         seed=data["seed"],
         show_gold_after_submit=data["show_gold_after_submit"],
+        machine_judge=data["machine_judge"],
     )
 
 
@@ -267,14 +272,27 @@ def _create_round(request: HttpRequest, task: RetrievalTask, data: dict[str, Any
 def agreement(request: HttpRequest, task_id: int) -> HttpResponse:
     task = task_for(request.user, task_id)
     with_ci = request.GET.get("ci") == "1"
+    # Machine judges take part unless ?machines=0: the people's agreement alone.
+    machines = page_filter(
+        request,
+        parse_choice,
+        request.GET.get("machines"),
+        default="1",
+        name="machines",
+        choices=("0", "1"),
+    )
     rounds = training_rounds_agreement(task=task)
+    table = task_agreement(task=task, with_ci=with_ci, machine_judges=machines == "1")
     context = {
         "task": task,
-        "table": task_agreement(task=task, with_ci=with_ci),
+        "table": table,
         "with_ci": with_ci,
         "live": not with_ci,
         "rounds": rounds,
-        "charts": _kappa_chart(rounds),
+        "machines": machines == "1",
+        # The task's chart comes last, after one per training round (organize.js draws them).
+        "charts": _kappa_chart(rounds) + _kappa_chart([("the task", table)]),
+        "task_chart_index": len(rounds),
     }
     return render(request, "organize/agreement.html", context)
 

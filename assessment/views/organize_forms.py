@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
-from assessment.models import Assignment, TrainingRound
+from assessment.models import Assignment, MachineJudge, TrainingRound
 from collection.models import RetrievalTask, Topic
 from config.access import assessor_candidates
 
@@ -74,7 +74,10 @@ def bound_assignment_form(
             if model is Topic:
                 field.queryset = Topic.objects.filter(task=task)
             elif model is Assignment:
-                field.queryset = Assignment.objects.filter(topic__task=task)
+                # A machine judge's assignments are its grades' own: not moved nor revoked.
+                field.queryset = Assignment.objects.filter(topic__task=task).exclude(
+                    purpose=Assignment.Purpose.MACHINE
+                )
             elif name.startswith("assessor"):
                 field.queryset = people
     return form
@@ -86,6 +89,7 @@ class TrainingForm(forms.Form):
     assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
     gold_source = forms.ChoiceField(choices=TrainingRound.GoldSource.choices)
     expert = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
+    machine_judge = forms.ModelChoiceField(queryset=MachineJudge.objects.none(), required=False)
     qrels = forms.FileField(required=False)
     items_per_topic = forms.IntegerField(min_value=1, max_value=50, initial=5)
     seed = forms.IntegerField(required=False)

@@ -12,6 +12,7 @@ from evaluation.answers import answer_entries
 from evaluation.models import QrelsVersion
 from evaluation.qrels import (
     DEFAULT_PRECEDENCE,
+    MACHINE,
     QrelsEntry,
     QrelsPolicy,
     qrels_checksum,
@@ -20,7 +21,13 @@ from evaluation.qrels import (
     qrels_parse,
 )
 from evaluation.readiness import QrelsReadiness
-from evaluation.selectors import answer_runs, judgment_records, task_readiness
+from evaluation.selectors import (
+    answer_runs,
+    counting_machine_judge,
+    judgment_records,
+    policy_machine_judge,
+    task_readiness,
+)
 
 LEVELS = ("item", "instance")
 
@@ -45,12 +52,17 @@ def qrels_policy(
 ) -> QrelsPolicy:
     """The qrels policy the page, the CLI and REST build from their options: dual assessments
     count where no official one exists (unless ``use_dual`` is off), and the minimum-relevant
-    rule is the task's setting unless ``min_relevant`` is given (0 turns it off)."""
+    rule is the task's setting unless ``min_relevant`` is given (0 turns it off). When the
+    organizer lets a machine judge of the task count (issue 13 §6), its grades come last:
+    adjudicated > official > dual > machine."""
     precedence = DEFAULT_PRECEDENCE
     if not use_dual:
         precedence = tuple(s for s in precedence if s != "dual")
     wanted = task.min_relevant if min_relevant is None else min_relevant
-    return QrelsPolicy(precedence, wanted or None)
+    judge = counting_machine_judge(task)
+    if judge is None:
+        return QrelsPolicy(precedence, wanted or None)
+    return QrelsPolicy((*precedence, MACHINE), wanted or None, machine_judge=judge)
 
 
 def qrels_export(
@@ -77,7 +89,7 @@ def qrels_export(
         raise QrelsExportError(f"level must be one of {', '.join(LEVELS)}")
     if level == "instance" and task.kind != RetrievalTask.Kind.FORMULA:
         raise QrelsExportError("instance-level qrels exist for the formula task only")
-    records = judgment_records(task)
+    records = judgment_records(task, machine_judge=policy_machine_judge(policy))
     readiness = task_readiness(task, policy, records=records)
     if not readiness.complete and not allow_incomplete:
         raise QrelsIncompleteError(readiness)

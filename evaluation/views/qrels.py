@@ -120,13 +120,15 @@ def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
         if done:
             return redirect("evaluation:qrels", task_id=task.pk)
     evaluation_jobs_reap()  # a job whose worker died shows as re-queued or failed, not running
+    policy = qrels_policy(task=task)
     context = {
         "task": task,
         "form": form,
         "upload": upload,
         "measures_form": measures,
         "measures_default": default_text(task.kind),
-        "readiness": selectors.task_readiness(task, qrels_policy(task=task)),
+        "policy": policy,
+        "readiness": selectors.task_readiness(task, policy),
         "average_text": AVERAGE_TEXT[task.average],
         "versions": selectors.qrels_versions(task),
         "jobs": EvaluationJob.objects.filter(task=task).select_related("qrels")[:8],

@@ -64,11 +64,18 @@ def test_every_round_has_its_chart_when_organizer_opens_training_and_agreement_p
     page, demo_task, screenshot
 ) -> None:
     log_in_as_organizer(page)
-    for path, name in (("training", "organize-training"), ("agreement", "organize-agreement")):
+    # The agreement page also charts every assessor's mean kappa over the task (with any
+    # machine judges): two rounds, and the task.
+    for path, name, charts in (
+        ("training", "organize-training", 2),
+        ("agreement", "organize-agreement", 3),
+    ):
         page.goto(f"/organize/task/{demo_task.pk}/{path}/")
         page.wait_for_function("() => document.getElementById('chart-kappa-1')?.dataset.rendered")
-        assert page.locator("canvas.kappa-chart[data-rendered]").count() == 2
+        assert page.locator("canvas.kappa-chart[data-rendered]").count() == charts
         assert page.evaluate(INKED_PIXELS, "chart-kappa-1") > 500
+        if path == "agreement":
+            assert page.evaluate(INKED_PIXELS, "chart-kappa-task") > 500
         screenshot(name)
 
 

@@ -26,11 +26,13 @@ from urllib.parse import quote
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import DatabaseError, transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from assessment.models import Assignment
+from assessment.services.machine_judges import machine_judge_import
 from evaluation.models import EvaluationJob
 from evaluation.services import evaluation_job_run, qrels_export, results_publish
 from tests.factories import (
@@ -197,7 +199,7 @@ URLS: dict[str, Entry] = {
             ),
         ),
     ),
-    "assessment:organize_agreement": Entry(path=TASK, query=("ci",)),
+    "assessment:organize_agreement": Entry(path=TASK, query=("ci", "machines")),
     "assessment:organize_adjudication": Entry(
         path=TASK,
         query=("topic", "difference", "state", "hit"),
@@ -212,6 +214,19 @@ URLS: dict[str, Entry] = {
                 ("action", "top", "relevance_level", "instructions", "note"),
             ),
         ),
+    ),
+    "assessment:organize_machine_judges": Entry(
+        path=TASK,
+        bodies=(
+            Body(
+                {"name": "sweep-judge", "file_format": "auto"},
+                ("name", "description", "file_format", "counts_in_qrels", "file"),
+            ),
+        ),
+    ),
+    "assessment:organize_machine_judge": Entry(
+        path={"task_id": "task", "judge_id": "judge"},
+        bodies=(Body({"action": "counts", "counts": "1"}, ("action", "counts")),),
     ),
     "assessment:organize_export_judgments": Entry(path=TASK),
     "assessment:organize_export_agreement": Entry(path=TASK),
@@ -272,6 +287,19 @@ URLS: dict[str, Entry] = {
                 as_json=True,
             ),
         ),
+    ),
+    "assessment_api:organize-machine-judges": Entry(
+        path=TASK,
+        bodies=(
+            Body(
+                {"name": "sweep-judge", "format": "auto"},
+                ("name", "format", "description", "counts_in_qrels", "file"),
+            ),
+        ),
+    ),
+    "assessment_api:organize-machine-judge": Entry(
+        path={"task_id": "task", "judge_id": "judge"},
+        bodies=(Body({"counts_in_qrels": True}, ("counts_in_qrels",), as_json=True),),
     ),
     "assessment_api:organize-assignment-move": Entry(
         path={"assignment_id": "dual_assignment"},
@@ -376,6 +404,11 @@ def campaign() -> Campaign:
     thread = ThreadFactory.create()
     PostFactory.create(id=thread.id, thread=thread, kind=1)
     candidate = UserFactory.create(username="sweep-candidate")
+    judge, _ = machine_judge_import(
+        task=task,
+        name="sweep-judge",
+        source=SimpleUploadedFile("judge.qrels", b"A.1 0 101 2\nA.1 0 102 1\n"),
+    )
     hit = data.hits[101]
     return Campaign(
         ids={
@@ -394,6 +427,7 @@ def campaign() -> Campaign:
             "thread": str(thread.pk),
             "candidate": str(candidate.pk),
             "candidate_name": candidate.username,
+            "judge": str(judge.pk),
         },
         users={
             "anonymous": None,

@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from config.access import is_machine_account
 from pooling.services.runs import team_ensure, token_create
 
 
@@ -24,6 +25,10 @@ class Command(BaseCommand):
             user = User.objects.get_by_natural_key(options["username"])
         except User.DoesNotExist as exc:
             raise CommandError(f"no user {options['username']!r}") from exc
+        if is_machine_account(user):
+            raise CommandError(
+                f"{user.get_username()} is a machine judge's account: no token, no team"
+            )
         if options["team"]:
             team, _ = team_ensure(name=options["team"])
             team.members.add(user)

@@ -1,0 +1,410 @@
+"""Machine judges beside human ones (issue 13 §6): import a judge's grades, say whether it
+counts in official qrels, delete it.
+
+A machine judge (an LLM judge, last year's qrels, ...) is a ``MachineJudge`` with an account
+that is not a person: inactive, no usable password, never staff, never on a team, and refused
+by the login backend. Its grades are Judgments of that account, one ``machine`` assignment
+per topic, stored through the judging service's bulk path (``machine_judgments_store``: the
+task's scale, hits of the topic, the pool lock, a revision of every change). So agreement
+compares it with every human like one more assessor, a training round can take its gold from
+it, and qrels count it only when the organizer says so for the task (``counts_in_qrels``,
+docs/agreement.md "Machine judges").
+
+An import is one transaction. The same file again (same SHA-256) changes nothing; a new file
+under the same name replaces the judge's grades: changed grades get a revision, grades the new
+file no longer gives are removed. Ids the task's pools do not hold are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
+
+from assessment.models import (
+    COMMENT_MAX_CHARS,
+    Assignment,
+    Judgment,
+    MachineJudge,
+    TrainingRound,
+)
+from assessment.selectors.guidelines import guidelines_current
+from assessment.selectors.machine_judges import machine_label, pool_hits_by_id
+from assessment.services.judging import HitVerdict, machine_judgments_store
+from collection.formats.judge_grades import (
+    GradeProblem,
+    JudgeGrade,
+    JudgeGradesError,
+    judge_grades_decode,
+    judge_grades_parse,
+)
+from collection.models import RetrievalTask, Topic
+from pooling.locks import topic_pools_lock
+
+__all__ = [
+    "MACHINE_FILE_MAX_BYTES",
+    "MachineImport",
+    "MachineJudgeError",
+    "machine_judge_counts_in_qrels",
+    "machine_judge_delete",
+    "machine_judge_import",
+]
+
+# A judge file of 100 topics x 5,000 items with a paragraph of rationale each fits easily.
+MACHINE_FILE_MAX_BYTES = 512 * 1024 * 1024
+NAME_MAX_CHARS = MachineJudge._meta.get_field("name").max_length or 100
+SHOWN_TOPICS = 10
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class MachineJudgeError(Exception):
+    """A machine-judge request breaks a rule; ``problems`` lists each (file, line, field)."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass
+class MachineImport:
+    """What an import did, for the organizer (page message, CLI output, REST answer)."""
+
+    judge: str
+    file_name: str
+    file_format: str
+    checksum: str
+    status: str  # created | replaced | unchanged
+    grades: int  # grades in the file
+    stored: int = 0  # grades of pool hits the judge now holds from this file
+    created: int = 0
+    changed: int = 0
+    removed: int = 0  # grades of the previous file the new one no longer gives
+    skipped: int = 0  # grades for items not in the pool
+    unknown_topics: list[str] = field(default_factory=list)  # topics not in the task
+    topics: int = 0
+    counts_in_qrels: bool = False
+
+    def lines(self) -> list[str]:
+        """The report in sentences."""
+        if self.status == "unchanged":
+            found = [f"{self.file_name} is the file {self.judge} already holds: nothing changed."]
+        else:
+            verb = "imported" if self.status == "created" else "replaced the grades of"
+            found = [
+                f"{verb} {machine_label(self.judge)} from {self.file_name} ({self.file_format}): "
+                f"{self.stored:,} grades in {self.topics:,} topic(s); {self.created:,} new, "
+                f"{self.changed:,} changed, {self.removed:,} removed."
+            ]
+        if self.skipped:
+            found.append(f"{self.skipped:,} grades for items not in the pool were skipped.")
+        if self.unknown_topics:
+            shown = ", ".join(self.unknown_topics[:SHOWN_TOPICS])
+            more = len(self.unknown_topics) - SHOWN_TOPICS
+            found.append(
+                f"Topics not in this task (their grades are among the skipped): {shown}"
+                + (f" and {more} more" if more > 0 else "")
+            )
+        if self.counts_in_qrels:
+            found.append("It counts in official qrels where no person's judgment decides a hit.")
+        return found
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "file": self.file_name,
+            "format": self.file_format,
+            "sha256": self.checksum,
+            "status": self.status,
+            "grades_in_file": self.grades,
+            "stored": self.stored,
+            "created": self.created,
+            "changed": self.changed,
+            "removed": self.removed,
+            "skipped_not_in_pool": self.skipped,
+            "topics_not_in_task": self.unknown_topics,
+            "topics": self.topics,
+            "counts_in_qrels": self.counts_in_qrels,
+            "report": self.lines(),
+        }
+
+
+def _read(source: str | Path | IO[bytes]) -> tuple[str, bytes]:
+    """(file name, bytes) of a path or an uploaded file, refused past the size bound."""
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        try:
+            with path.open("rb") as stream:
+                data = stream.read(MACHINE_FILE_MAX_BYTES + 1)
+        except OSError as error:
+            raise MachineJudgeError([f"{path.name}: cannot read it ({error.strerror})"]) from error
+        name = path.name
+    else:
+        name = Path(str(getattr(source, "name", "") or "upload")).name
+        data = source.read(MACHINE_FILE_MAX_BYTES + 1)
+    if len(data) > MACHINE_FILE_MAX_BYTES:
+        raise MachineJudgeError([f"{name}: larger than {MACHINE_FILE_MAX_BYTES:,} bytes"])
+    return name, data
+
+
+def _checked_fields(task: RetrievalTask, name: str, description: str) -> list[str]:
+    problems = []
+    if task.kind == RetrievalTask.Kind.OPENQA:
+        problems.append(
+            "open-QA answers are judged in the answer task's topics: machine judges grade "
+            "answer, formula and document tasks"
+        )
+    if not name:
+        problems.append("name: give the judge a name")
+    elif len(name) > NAME_MAX_CHARS or _CONTROL.search(name):
+        problems.append(f"name: at most {NAME_MAX_CHARS} characters, no control characters")
+    if len(description) > COMMENT_MAX_CHARS or "\x00" in description:
+        problems.append(f"description: at most {COMMENT_MAX_CHARS:,} characters, no NUL")
+    return problems
+
+
+def _grade_problem(grade: JudgeGrade, scale: Any) -> GradeProblem | None:
+    """The judging service's check of one grade (HitVerdict.problem), with its line and field."""
+    problem = HitVerdict(hit_id=0, grade=grade.grade, comment=grade.rationale).problem(scale)
+    if problem is None:
+        return None
+    where = "rationale" if "comment" in problem else "grade"
+    return GradeProblem(grade.line, where, problem.replace("the comment", "the rationale"))
+
+
+def _parsed(task: RetrievalTask, file_name: str, data: bytes, file_format: str) -> Any:
+    """(format, grades, scale, guidelines version id) of a file checked against the task."""
+    current = guidelines_current(task=task)
+    try:
+        text = judge_grades_decode(data, file_name=file_name, max_bytes=MACHINE_FILE_MAX_BYTES)
+        chosen, grades = judge_grades_parse(
+            text,
+            file_name=file_name,
+            file_format=file_format,
+            top=current.scale.top,
+            max_rationale=COMMENT_MAX_CHARS,
+        )
+        problems = [p for g in grades if (p := _grade_problem(g, current.scale)) is not None]
+        if problems:
+            raise JudgeGradesError(file_name, problems[:50])
+    except JudgeGradesError as error:
+        raise MachineJudgeError(error.messages) from error
+    return chosen, grades, current.scale, current.version_id
+
+
+def _account_for(task: RetrievalTask, name: str) -> User:
+    """A new account for a judge: a username from the task and the name, never a person's."""
+    base = f"machine-{task.pk}-{slugify(name)[:80] or 'judge'}"
+    username, n = base, 1
+    while User.objects.filter(username=username).exists():
+        n += 1
+        username = f"{base}-{n}"
+    account = User(username=username, is_active=False, is_staff=False, is_superuser=False)
+    account.first_name = name[:150]
+    account.set_unusable_password()
+    account.save()
+    return account
+
+
+def _locked_judge(
+    task: RetrievalTask, name: str, description: str, created_by: Any
+) -> tuple[MachineJudge, bool]:
+    """The judge named ``name`` of the task, row-locked; created (with its account) if new."""
+    found = MachineJudge.objects.select_for_update().filter(task=task, name=name).first()
+    if found is not None:
+        return found, False
+    try:
+        with transaction.atomic():  # a savepoint: a concurrent import of the same new name
+            judge = MachineJudge.objects.create(
+                task=task,
+                name=name,
+                description=description,
+                account=_account_for(task, name),
+                created_by=created_by if getattr(created_by, "pk", None) else None,
+            )
+    except IntegrityError:
+        return MachineJudge.objects.select_for_update().get(task=task, name=name), False
+    return judge, True
+
+
+def _set_counting(judge: MachineJudge, counts: bool) -> str | None:
+    """Make ``judge`` the one judge of its task that counts in qrels (or not); returns the
+    name of the judge that counted before, if another. The task row is locked, so two
+    organizers switching judges at once take turns instead of failing on the constraint."""
+    RetrievalTask.objects.select_for_update().filter(pk=judge.task_id).first()
+    before = None
+    if counts:
+        others = MachineJudge.objects.filter(task_id=judge.task_id, counts_in_qrels=True).exclude(
+            pk=judge.pk
+        )
+        before = others.values_list("name", flat=True).first()
+        others.update(counts_in_qrels=False)
+    if judge.counts_in_qrels != counts:
+        judge.counts_in_qrels = counts
+        judge.save(update_fields=["counts_in_qrels"])
+    return before
+
+
+def _store(
+    judge: MachineJudge,
+    report: MachineImport,
+    grades: list[JudgeGrade],
+    topics: dict[str, int],
+    scale: Any,
+    version_id: int | None,
+    created_by: Any,
+) -> None:
+    """Replace the judge's grades with ``grades``, topic by topic (the caller holds the locks)."""
+    hits = pool_hits_by_id(judge.task, topics)
+    per_topic: dict[int, list[HitVerdict]] = defaultdict(list)
+    for grade in grades:
+        ref = hits.get((grade.topic, grade.item))
+        if ref is None:
+            report.skipped += 1
+            continue
+        per_topic[ref.topic_id].append(
+            HitVerdict(hit_id=ref.hit_id, grade=grade.grade, comment=grade.rationale)
+        )
+    held = {
+        a.topic_id: a
+        for a in Assignment.objects.filter(
+            assessor=judge.account_id, purpose=Assignment.Purpose.MACHINE, revoked_at__isnull=True
+        )
+    }
+    new = [
+        Assignment(
+            topic_id=topic_id,
+            assessor_id=judge.account_id,
+            purpose=Assignment.Purpose.MACHINE,
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+        )
+        for topic_id in sorted(per_topic.keys() - held.keys())
+    ]
+    for assignment in Assignment.objects.bulk_create(new):
+        held[assignment.topic_id] = assignment
+    emptied = []
+    for topic_id in sorted(held):
+        verdicts = per_topic.get(topic_id, [])
+        created, changed, removed = machine_judgments_store(
+            assignment=held[topic_id],
+            verdicts=verdicts,
+            scale=scale,
+            guidelines_version_id=version_id,
+            keep_only_these=True,
+        )
+        report.created += created
+        report.changed += changed
+        report.removed += removed
+        report.stored += len(verdicts)
+        if not verdicts:
+            emptied.append(held[topic_id].pk)
+    # A topic the new file no longer grades keeps no empty assignment.
+    Assignment.objects.filter(pk__in=emptied).delete()
+    report.topics = len(per_topic)
+
+
+def machine_judge_import(
+    *,
+    task: RetrievalTask,
+    name: str,
+    source: str | Path | IO[bytes],
+    file_format: str = "auto",
+    description: str = "",
+    counts_in_qrels: bool = False,
+    created_by: Any = None,
+) -> tuple[MachineJudge, MachineImport]:
+    """Import a machine judge's grades file (TREC qrels or JSONL) as the judge ``name`` of
+    ``task``: new, or replacing the grades of the judge of that name.
+
+    Every problem of the file names file, line and field (MachineJudgeError); nothing is
+    stored then. Grades must be on the task's scale (its guidelines in force). Grades for
+    items not in the task's pools are skipped and counted. The same file again changes
+    nothing. ``counts_in_qrels`` makes it the task's judge that counts in official qrels
+    (another judge that counted stops); left off, a judge keeps what it had. A new
+    ``description`` replaces the old one.
+    """
+    name, description = name.strip(), description.strip()
+    if problems := _checked_fields(task, name, description):
+        raise MachineJudgeError(problems)
+    file_name, data = _read(source)
+    chosen, grades, scale, version_id = _parsed(task, file_name, data, file_format)
+    checksum = hashlib.sha256(data).hexdigest()
+    numbers = {g.topic for g in grades}
+    with transaction.atomic():
+        topics = dict(
+            Topic.objects.filter(task=task, number__in=numbers).values_list("number", "pk")
+        )
+        held_topics = Assignment.objects.filter(
+            assessor__machine_judge__task=task,
+            assessor__machine_judge__name=name,
+            purpose=Assignment.Purpose.MACHINE,
+        ).values_list("topic_id", flat=True)
+        # The pool locks first (pooling/locks.py), then the judge's row.
+        topic_pools_lock(topic_ids=[*topics.values(), *held_topics])
+        judge, created = _locked_judge(task, name, description, created_by)
+        report = MachineImport(
+            judge=judge.name,
+            file_name=file_name,
+            file_format=chosen,
+            checksum=checksum,
+            status="created" if created else "replaced",
+            grades=len(grades),
+            unknown_topics=sorted(numbers - topics.keys()),
+        )
+        if not created and judge.checksum == checksum:
+            report.status = "unchanged"
+        else:
+            _store(judge, report, grades, topics, scale, version_id, created_by)
+            judge.source_name = file_name[:255]
+            judge.checksum = checksum
+            if description:
+                judge.description = description
+            judge.save(update_fields=["source_name", "checksum", "description"])
+        if counts_in_qrels:
+            _set_counting(judge, True)
+        report.counts_in_qrels = judge.counts_in_qrels
+        return judge, report
+
+
+def machine_judge_counts_in_qrels(*, judge: MachineJudge, counts: bool) -> str | None:
+    """Say whether ``judge`` counts in its task's official qrels (at most one judge per task
+    does: switching one on switches the other off, whose name is returned)."""
+    with transaction.atomic():
+        locked = MachineJudge.objects.select_for_update().get(pk=judge.pk)
+        before = _set_counting(locked, counts)
+        judge.counts_in_qrels = locked.counts_in_qrels
+        return before
+
+
+def machine_judge_delete(*, judge: MachineJudge) -> None:
+    """Delete a judge with its grades (and their revisions), assignments and account. Refused
+    while a training round takes its gold from it."""
+    with transaction.atomic():
+        topic_ids = Assignment.objects.filter(assessor_id=judge.account_id).values_list(
+            "topic_id", flat=True
+        )
+        topic_pools_lock(topic_ids=list(topic_ids))
+        locked = MachineJudge.objects.select_for_update().filter(pk=judge.pk).first()
+        if locked is None:
+            return
+        rounds = list(
+            TrainingRound.objects.filter(machine_judge=locked).values_list("name", flat=True)
+        )
+        if rounds:
+            raise MachineJudgeError(
+                [
+                    f"{locked.name} is the gold of training round(s) {', '.join(sorted(rounds))}: "
+                    "it stays while they do"
+                ]
+            )
+        account_id = locked.account_id
+        Judgment.objects.filter(assessor_id=account_id).delete()
+        locked.delete()
+        User.objects.filter(pk=account_id).delete()  # its assignments go with it
