@@ -10,6 +10,8 @@ from tests.factories.assessment import (
 from tests.factories.collection import (
     CampaignFactory,
     CommentFactory,
+    DocumentCollectionFactory,
+    DocumentFactory,
     FormulaFactory,
     PostFactory,
     RetrievalTaskFactory,
@@ -32,6 +34,8 @@ __all__ = [
     "CampaignFactory",
     "CommentFactory",
     "ContributionFactory",
+    "DocumentCollectionFactory",
+    "DocumentFactory",
     "FormulaFactory",
     "HitFactory",
     "JudgmentFactory",

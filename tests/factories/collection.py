@@ -1,7 +1,17 @@
 import factory
 from django.contrib.auth.models import User
 
-from collection.models import Campaign, Comment, Formula, Post, RetrievalTask, Thread, Topic
+from collection.models import (
+    Campaign,
+    Comment,
+    Document,
+    DocumentCollection,
+    Formula,
+    Post,
+    RetrievalTask,
+    Thread,
+    Topic,
+)
 
 
 class UserFactory(factory.django.DjangoModelFactory[User]):
@@ -77,3 +87,23 @@ class FormulaFactory(factory.django.DjangoModelFactory[Formula]):
     location = Formula.Location.ANSWER
     latex = "x^2"
     visual_id = factory.Sequence(lambda n: str(300000 + n))
+
+
+class DocumentCollectionFactory(factory.django.DjangoModelFactory[DocumentCollection]):
+    class Meta:
+        model = DocumentCollection
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"docs-{n}")
+
+
+class DocumentFactory(factory.django.DjangoModelFactory[Document]):
+    class Meta:
+        model = Document
+
+    collection = factory.SubFactory(DocumentCollectionFactory)
+    docno = factory.Sequence(lambda n: f"DOC-{n:06d}")
+    title = factory.Sequence(lambda n: f"Document {n}")
+    body = "A plain-text document.\n\nIt has two paragraphs."
+    body_format = Document.BodyFormat.TEXT
+    checksum = factory.Sequence(lambda n: f"{n:032x}")
