@@ -167,7 +167,8 @@ def test_agreement_uses_the_document_scale_when_task_judged_on_0_to_2() -> None:
     page = client.get(reverse("assessment:organize_agreement", args=[task.pk]))
     assert page.status_code == 200
     exported = client.get(reverse("assessment:organize_export_agreement", args=[task.pk]))
-    rows = list(csv.DictReader(io.StringIO(b"".join(exported.streaming_content).decode())))
+    text = b"".join(exported.streaming_content).decode()  # type: ignore[attr-defined]
+    rows = list(csv.DictReader(io.StringIO(text)))
     first = next(r for r in rows if r["scope"] == "task")
     assert float(first["kappa_4way"]) == pytest.approx(pair.kappa.value, abs=1e-4)
     assert {"task topic 301", "task topic 302"} <= {r["scope"] for r in rows}
@@ -176,7 +177,8 @@ def test_agreement_uses_the_document_scale_when_task_judged_on_0_to_2() -> None:
 def test_judgments_export_labels_items_by_docno_when_document_task() -> None:
     task, pools = judged_document_task()
     response = _organizer().get(reverse("assessment:organize_export_judgments", args=[task.pk]))
-    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    text = b"".join(response.streaming_content).decode()  # type: ignore[attr-defined]
+    rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == Judgment.objects.count()
     keys = {item.key for pool in pools.values() for item in pool.items}
     assert {r["item"] for r in rows} == keys
