@@ -3,7 +3,8 @@
 // - The terms are the page's #query-terms JSON (collection/query_terms.py: the topic title's
 //   words without stopwords). Each occurrence in the document's title and body ([data-highlight])
 //   is wrapped in <mark class="term"> by splitting text nodes with DOM calls: the document's
-//   text is never parsed as HTML here. A term also matches with a plural ending (s / es).
+//   text is never parsed as HTML here. A term also matches with a plural ending (s / es), and
+//   a plural term without its final s.
 // - Keys (assessment.guidelines.RESERVED_KEYS keeps grade scales off them): x turns the
 //   highlighting on or off (remembered in this browser), . and , jump to the next and
 //   previous match (shown even with highlighting off), ↓ ↑ Space PageDown PageUp scroll the
@@ -27,11 +28,16 @@
 
   function escapeRegExp(text) { return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
 
-  // One pattern for every term, longest first; letters or digits may not touch a match.
+  // One pattern for every term, longest first; letters or digits may not touch a match. A
+  // plural term ("achievements") also finds its singular: it is tried without its final s.
   function termPattern(terms) {
-    var words = terms.filter(function (t) { return typeof t === "string" && t.length > 1; })
-      .sort(function (a, b) { return b.length - a.length; })
-      .map(escapeRegExp);
+    var words = [];
+    terms.forEach(function (term) {
+      if (typeof term !== "string" || term.length < 2) return;
+      words.push(term);
+      if (term.length > 3 && /[^s]s$/.test(term)) words.push(term.slice(0, -1));
+    });
+    words = words.sort(function (a, b) { return b.length - a.length; }).map(escapeRegExp);
     if (!words.length) return null;
     return new RegExp("(?<![\\p{L}\\p{N}])(?:" + words.join("|") + ")(?:e?s)?(?![\\p{L}\\p{N}])", "giu");
   }
