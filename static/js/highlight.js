@@ -126,9 +126,15 @@
     showCount();
   }
 
-  // Scrolls the document (not the page) so the match sits in the middle of the pane.
+  // Scrolls the document (not the page) so the match sits in the middle of the pane; on a
+  // narrow screen, where the document is not a scroll box, the page scrolls instead.
   function reveal(mark) {
     var reader = view.reader;
+    if (reader.scrollHeight <= reader.clientHeight) {
+      var box = mark.getBoundingClientRect();
+      if (box.top < 0 || box.bottom > window.innerHeight) mark.scrollIntoView({ block: "center" });
+      return;
+    }
     var offset = mark.getBoundingClientRect().top - reader.getBoundingClientRect().top;
     reader.scrollTop += offset - reader.clientHeight / 2;
   }
@@ -165,7 +171,8 @@
     if (key === "x" || key === "X") { event.preventDefault(); toggle(); }
     else if (key === ".") { event.preventDefault(); jump(1); }
     else if (key === ",") { event.preventDefault(); jump(-1); }
-    else if (SCROLL_KEYS[key] && !CONTROLS[target.tagName]) {
+    else if (SCROLL_KEYS[key] && !CONTROLS[target.tagName] &&
+             view.reader.scrollHeight > view.reader.clientHeight) {  // else the page scrolls
       event.preventDefault();
       scrollReader(key, event.shiftKey);
     }

@@ -212,3 +212,32 @@ def test_adjudication_of_a_document_highlights_terms_and_typesets_nothing_when_m
     assert page.locator("[data-matches]").inner_text().startswith("match 1 of")
     screenshot("adjudicate-document")
     assert page.evaluate("() => window.__violations") == []
+
+
+def test_narrow_screen_scrolls_the_page_to_each_match_when_document_is_not_a_scroll_box(
+    page, login
+) -> None:  # type: ignore[no-untyped-def]
+    pool = document_pool(items=1, bodies=[(LONG_TITLE, LONG_BODY, "text")])
+    assignment = AssignmentFactory.create(
+        topic=pool.topic, assessor=UserFactory.create(username="alice")
+    )
+    page.set_viewport_size({"width": 800, "height": 700})
+    page.add_init_script(WATCH)
+    login("alice")
+    page.goto(f"/assess/{assignment.pk}/{pool.items[0].pk}/")
+    page.wait_for_selector("[data-doc-reader] mark.term")
+    total = page.locator("[data-doc-reader] mark.term").count()
+    box = _reader_box(page)
+    assert box["scrollHeight"] == box["clientHeight"]  # the whole document is on the page
+    page.keyboard.press(",")  # the last match, far down
+    assert page.locator("[data-matches]").inner_text() == f"match {total} of {total}"
+    in_view = """() => {
+      const m = document.querySelector("mark.is-current").getBoundingClientRect();
+      return m.top >= 0 && m.bottom <= window.innerHeight;
+    }"""
+    assert page.evaluate("() => window.scrollY") > 0
+    assert page.evaluate(in_view)
+    before = page.evaluate("() => window.scrollY")
+    page.keyboard.press("PageUp")  # the page's own scrolling is left alone
+    page.wait_for_function(f"() => window.scrollY < {before}")
+    assert page.evaluate("() => window.__violations") == []
