@@ -100,7 +100,8 @@
     } else if (view.current >= 0) {
       box.textContent = "match " + (view.current + 1) + " of " + total + (off ? " · highlighting off" : "");
     } else {
-      box.textContent = total + (total === 1 ? " match" : " matches") + (off ? " · highlighting off" : "") + " · . next";
+      box.textContent = total + (total === 1 ? " match" : " matches") + (off ? " · highlighting off" : "") +
+        " · press . to go through them";
     }
   }
 
