@@ -24,6 +24,11 @@ document.addEventListener("securitypolicyviolation", (e) => window.__violations.
   `${e.effectiveDirective} refused ${e.blockedURI}`));
 """
 TERMS = ("hubble", "telescope", "achievements")
+# An 8x8 orange PNG inline: the one kind of image a document keeps (CSP: img-src 'self' data:).
+DATA_PNG = (
+    "data:image/png;base64,"
+    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP438CAFWEXHbQSAKmzX8FBxi1QAAAAAElFTkSuQmCC"
+)
 # Far apart, so that the last matches lie well below the first screenful of the pane.
 FILLER = (
     "The committee met on a rainy Tuesday to review the budget of the observatory, the "
@@ -77,7 +82,7 @@ def test_keyboard_judges_documents_and_steps_through_highlighted_terms_when_judg
         items=2,
         bodies=[
             (LONG_TITLE, LONG_BODY, "text"),
-            ("Hubble <i>measures</i> the universe", HTML_BODY, "html"),
+            ("Hubble <i>measures</i> the universe", HTML_BODY + f'<img src="{DATA_PNG}">', "html"),
         ],
     )
     assignment = AssignmentFactory.create(
@@ -170,6 +175,8 @@ def test_keyboard_judges_documents_and_steps_through_highlighted_terms_when_judg
         "Hubble",
         "achievements",
     ]
+    # The inline picture is shown; the remote one never was (no request left the site).
+    assert page.evaluate("() => document.querySelector('.doc-body img').naturalWidth") == 8
     page.keyboard.press("r")  # Relevant
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(rf"/assess/{assignment.pk}/items/$"))
