@@ -198,9 +198,11 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
 def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[int, int]]:
     """The posts, candidate formulas and comments of ``hits`` (of one item of ``topic``) as
     pages show them: sanitized, the candidate formula highlighted, collection links made
-    thread links. Also the threads of every linked post and of the topic's own question.
-    At most three queries. A hit read without an assignment's annotations shows no judgment
-    (the adjudication page shows every assessor's beside it instead)."""
+    thread links; or, for document hits, their documents (``collection.document_html``).
+    Also the threads of every linked post and of the topic's own question. At most three
+    queries (posts and formulas, or documents; threads). A hit read without an assignment's
+    annotations shows no judgment (the adjudication page shows every assessor's beside it
+    instead)."""
     posts = {
         p.pk: p
         for p in Post.objects.filter(pk__in={h.post_id for h in hits if h.post_id})
