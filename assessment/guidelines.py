@@ -51,6 +51,10 @@ RESERVED_KEYS: Mapping[str, str] = {
     "?": "show the keyboard help",
     "t": "open the focused post's thread",
     "q": "open the topic's thread",
+    # Document items (static/js/highlight.js): the query terms highlighted in the document.
+    "x": "turn the highlighting of query terms on or off",
+    ".": "jump to the next query-term match",
+    ",": "jump to the previous query-term match",
 }
 
 MAX_LABEL = 40

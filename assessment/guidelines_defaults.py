@@ -1,9 +1,11 @@
 """The built-in guidelines of each task kind, in qrelsmith's own words. Pure.
 
-A task without a saved guidelines version is judged under these (issue 12 §4). The scale is
-ARQMath's: 0-3 with High, Medium, Low, Not relevant (keys 3/h, 2/m, 1/l, 0/n) and the two
-flags (f, d). The wording is ours: it describes the same grades without quoting the lab's
-published tables. Organizers replace any of it on /organize/task/<id>/guidelines/.
+A task without a saved guidelines version is judged under these (issue 12 §4). The ARQMath
+kinds use ARQMath's scale: 0-3 with High, Medium, Low, Not relevant (keys 3/h, 2/m, 1/l, 0/n)
+and the two flags (f, d). Document tasks (issue 13 §4) use a TREC-style 0-2 scale: Highly
+relevant, Relevant, Not relevant (keys 2/h, 1/r, 0/n) and the same flags. The wording is
+ours: it describes the grades without quoting any lab's published tables. Organizers replace
+any of it (a binary or a 0-4 scale, say) on /organize/task/<id>/guidelines/.
 """
 
 from __future__ import annotations
@@ -95,6 +97,57 @@ _FLAGS = (
     ),
 )
 
+_DOCUMENT_GRADES = (
+    GradeDefinition(
+        2,
+        "Highly relevant",
+        ("2", "h"),
+        "The document is about what the topic asks for: it meets the narrative's criterion "
+        "directly and in substance, so that someone with this information need would be glad "
+        "to have found it.",
+    ),
+    GradeDefinition(
+        1,
+        "Relevant",
+        ("1", "r"),
+        "Some part of the document holds information the narrative counts as relevant, even "
+        "if it is only a passage or the document is mostly about something else.",
+    ),
+    GradeDefinition(
+        0,
+        "Not relevant",
+        ("0", "n"),
+        "Nothing in it meets the narrative's criterion. Containing the query's words is not "
+        "enough, and neither is being about a neighbouring subject.",
+    ),
+)
+
+_DOCUMENT_FLAGS = (
+    FlagDefinition(
+        "system_failure",
+        "System failure",
+        ("f",),
+        "Something is broken, so the document cannot be judged: it is missing, empty, "
+        "unreadable or displays wrongly. Say what you saw in the comment.",
+    ),
+    FlagDefinition(
+        "dont_know",
+        "Do not know",
+        ("d",),
+        "You cannot decide, for example because the narrative leaves this case open or the "
+        "document is in a language you do not read. Say why in the comment.",
+    ),
+)
+
+_DOCUMENT_INSTRUCTIONS = (
+    "Read the topic first: its title, its description and above all its **narrative, which is "
+    "your criterion** for what counts as relevant. Then judge **each document on its own** "
+    "by whether it holds information the narrative asks for; a document is relevant if any "
+    "part of it is. The query's words are highlighted to help you find the passages that "
+    "matter (x turns the highlighting off, . and , jump between matches), but a word's "
+    "presence is not relevance, and a relevant document may not use the query's words at all."
+)
+
 _ANSWER_INSTRUCTIONS = (
     "Read the topic's question first, then judge **each answer by how much it helps answer "
     "that question**. Judge what the answer says, not who wrote it or how popular it is, "
@@ -119,12 +172,13 @@ _DEFAULTS = {
     "answer": Guidelines(_ANSWER_INSTRUCTIONS, GradeScale(_ANSWER_GRADES, _FLAGS)),
     "formula": Guidelines(_FORMULA_INSTRUCTIONS, GradeScale(_FORMULA_GRADES, _FLAGS)),
     "openqa": Guidelines(_OPENQA_INSTRUCTIONS, GradeScale(_ANSWER_GRADES, _FLAGS)),
+    "document": Guidelines(_DOCUMENT_INSTRUCTIONS, GradeScale(_DOCUMENT_GRADES, _DOCUMENT_FLAGS)),
 }
 
 
 def default_guidelines(kind: str) -> Guidelines:
-    """The built-in guidelines of a task kind (answer, formula, openqa); other kinds (such as
-    document tasks to come) get the answer task's scale with neutral instructions."""
+    """The built-in guidelines of a task kind (answer, formula, openqa, document); an unknown
+    kind gets the answer task's scale with neutral instructions."""
     found = _DEFAULTS.get(kind)
     if found is not None:
         return found

@@ -8,8 +8,8 @@ file also uses 5 for "system failure" and 6 for "do not know".
 Rules (DESIGN.md, "Qrels"):
 - Task 1 rows are answer post ids; Task 2 rows are visual ids with the max grade over the
   item's judged instances (plus an instance-level file of formula ids); Task 3 rows are
-  generated-answer ids.
-- Flags are unjudged in Task 1/2 (no row) and grade 0 in Task 3.
+  generated-answer ids; document tasks' rows are docnos (a document item's key).
+- Flags are unjudged in Task 1/2 and document tasks (no row) and grade 0 in Task 3.
 - Which judgment of a hit counts: adjudicated > official > dual (the order is configurable;
   leaving ``dual`` out ignores dual assessments). "Official" and "dual" are the judgments of
   the current assignment's line of moves; the caller selects them (docs/agreement.md,
@@ -36,7 +36,7 @@ from collection.formats.qrels import qrels_parse as qrels_parse
 from collection.formats.qrels import qrels_read_path as qrels_read_path
 from collection.ordering import natural_key as natural_key
 
-TaskKind = Literal["answer", "formula", "openqa"]
+TaskKind = Literal["answer", "formula", "openqa", "document"]
 
 FLAG_GRADES = {"system_failure": GRADE_SYSTEM_FAILURE, "dont_know": GRADE_DONT_KNOW}
 RELEVANT_GRADE = 2  # H+M binarization (ARQMath); a task may set its own relevance level

@@ -21,6 +21,7 @@ from django.db.models import (
     Q,
     Value,
 )
+from django.db.models.functions import Length, Substr
 
 from assessment.models import Assignment, Judgment
 from assessment.selectors.handover import previous_judgments
@@ -32,8 +33,10 @@ from assessment.selectors.progress import (
     pool_items_of,
     progress_of,
 )
-from collection.models import Formula, Post, RetrievalTask, Topic
+from collection.document_html import DISPLAY_MAX_CHARS, DocumentDisplay, document_display
+from collection.models import Document, Formula, Post, RetrievalTask, Topic
 from collection.post_html import clean_post_html, linked_post_ids, thread_url
+from collection.query_terms import query_terms
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -65,6 +68,8 @@ class HitView:
     formula_latex: str
     formula_in: str  # where the candidate formula is: title | question | answer | comment
     comment_html: str
+    document: DocumentDisplay | None = None  # document items: title, sanitized body, cut
+    docno: str = ""
     grade: int | None = None
     flag: str = ""
     comment: str = ""
@@ -108,6 +113,11 @@ class ItemPage:
     next_item_id: int | None
     next_unjudged_item_id: int | None
     statuses: list[ItemStatus] = field(repr=False, default_factory=list)
+    query_terms: list[str] = field(default_factory=list)  # document items: highlighted
+
+    @property
+    def is_document(self) -> bool:
+        return self.kind == RetrievalTask.Kind.DOCUMENT
 
     @property
     def percent(self) -> int:
@@ -159,6 +169,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
             "item_id",
             "post_id",
             "formula_id",
+            "document_id",
             "position",
             "item__topic_id",
             *(f"item__{name}" for name in item_fields),
@@ -187,9 +198,11 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
 def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[int, int]]:
     """The posts, candidate formulas and comments of ``hits`` (of one item of ``topic``) as
     pages show them: sanitized, the candidate formula highlighted, collection links made
-    thread links. Also the threads of every linked post and of the topic's own question.
-    At most three queries. A hit read without an assignment's annotations shows no judgment
-    (the adjudication page shows every assessor's beside it instead)."""
+    thread links; or, for document hits, their documents (``collection.document_html``).
+    Also the threads of every linked post and of the topic's own question. At most three
+    queries (posts and formulas, or documents; threads). A hit read without an assignment's
+    annotations shows no judgment (the adjudication page shows every assessor's beside it
+    instead)."""
     posts = {
         p.pk: p
         for p in Post.objects.filter(pk__in={h.post_id for h in hits if h.post_id})
@@ -213,7 +226,33 @@ def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[in
     # A topic's own question is usually not in the collection (ARQMath took topics from later
     # years); when it is, its thread gets a link like any post's.
     thread_of = _thread_of(htmls, also=[topic.thread_id] if topic.thread_id else [])
-    return [_hit_view(h, posts, formulas, thread_of) for h in hits], thread_of
+    documents = _documents(hits)
+    views = [_hit_view(h, posts, formulas, thread_of) for h in hits]
+    for hit, view in zip(hits, views, strict=True):
+        document = documents.get(hit.document_id) if hit.document_id else None
+        if document is not None:
+            view.docno, view.document = document
+    return views, thread_of
+
+
+def _documents(hits: Sequence[Hit]) -> dict[int, tuple[str, DocumentDisplay]]:
+    """The documents of document hits as the pane shows them (one query, none without any).
+    Only the first ``DISPLAY_MAX_CHARS`` characters of a body leave the database."""
+    ids = {h.document_id for h in hits if h.document_id}
+    if not ids:
+        return {}
+    rows = (
+        Document.objects.filter(pk__in=ids)
+        .annotate(head=Substr("body", 1, DISPLAY_MAX_CHARS), length=Length("body"))
+        .values_list("pk", "docno", "title", "head", "length", "body_format")
+    )
+    return {
+        pk: (
+            docno,
+            document_display(title=title, body=head, body_format=body_format, total_chars=length),
+        )
+        for pk, docno, title, head, length, body_format in rows
+    }
 
 
 @dataclass(frozen=True)
@@ -289,7 +328,8 @@ def _assemble(
     thread_of: dict[int, int],
 ) -> ItemPage:
     index = next(i for i, s in enumerate(statuses) if s.item_id == item.pk)
-    shown = topic_view(assignment.topic, thread_of)
+    topic = assignment.topic
+    shown = topic_view(topic, thread_of)
     return ItemPage(
         assignment=assignment,
         item=item,
@@ -307,6 +347,9 @@ def _assemble(
         next_item_id=statuses[index + 1].item_id if index + 1 < len(statuses) else None,
         next_unjudged_item_id=next_unjudged_item_id(statuses, item.pk),
         statuses=statuses,
+        query_terms=(
+            query_terms(topic.title) if topic.task.kind == RetrievalTask.Kind.DOCUMENT else []
+        ),
     )
 
 

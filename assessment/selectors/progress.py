@@ -81,6 +81,7 @@ UNITS = {
     RetrievalTask.Kind.ANSWER: ANSWER_UNITS,
     RetrievalTask.Kind.OPENQA: ANSWER_UNITS,
     RetrievalTask.Kind.FORMULA: Units("formula", "formulae", "post", "posts"),
+    RetrievalTask.Kind.DOCUMENT: Units("document", "documents", "document", "documents"),
 }
 
 

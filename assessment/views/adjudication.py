@@ -201,7 +201,10 @@ def _save(
     except (AdjudicationError, BadParameter) as error:
         messages.error(request, f"Not saved: {error}.")
     else:
-        what = f"post {hit.post_id}" if hit.post_id else f"item {hit.item.key}"
+        if hit.post_id:
+            what = f"post {hit.post_id}"
+        else:
+            what = f"{'document' if hit.document_id else 'item'} {hit.item.key}"
         messages.success(
             request,
             f"Saved: {scale.label(saved.grade)} ({saved.grade}) is the final grade of "

@@ -23,7 +23,7 @@
   // The task's scale (issue 12 §4), read from the page's #judge-scale JSON by readScale():
   // key -> choice (a grade as text or a flag code), flag code -> label, what to choose.
   // Keys that are not grades (assessment.guidelines.RESERVED_KEYS keeps scales off them):
-  //   j k t q c g ? Enter Escape ← →
+  //   j k t q c g ? Enter Escape ← →, and on document items x . , (static/js/highlight.js)
   var KEY_CHOICES = {};
   var FLAGS = {};
   var CHOOSE_HINT = "";
@@ -582,6 +582,8 @@
     var firstOpen = page.hits.findIndex(function (hit) { return !hitChoice(hit); });
     setFocus(firstOpen >= 0 ? firstOpen : 0, false);
     document.body.classList.add("judge-js");
+    // Page add-ons (highlight.js) set up each item the page shows, swapped in or not.
+    document.dispatchEvent(new CustomEvent("judge:page", { detail: { root: root } }));
   }
 
   function start() {

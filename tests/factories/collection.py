@@ -94,7 +94,7 @@ class DocumentCollectionFactory(factory.django.DjangoModelFactory[DocumentCollec
         model = DocumentCollection
         django_get_or_create = ("name",)
 
-    name = factory.Sequence(lambda n: f"news-{n}")
+    name = factory.Sequence(lambda n: f"docs-{n}")
 
 
 class DocumentFactory(factory.django.DjangoModelFactory[Document]):
@@ -102,7 +102,8 @@ class DocumentFactory(factory.django.DjangoModelFactory[Document]):
         model = Document
 
     collection = factory.SubFactory(DocumentCollectionFactory)
-    docno = factory.Sequence(lambda n: f"doc-{n:06d}")
+    docno = factory.Sequence(lambda n: f"DOC-{n:06d}")
     title = factory.Sequence(lambda n: f"Document {n}")
-    body = "A plain text body.\n\nIts second paragraph."
+    body = "A plain-text document.\n\nIt has two paragraphs."
+    body_format = Document.BodyFormat.TEXT
     checksum = factory.Sequence(lambda n: f"{n:032x}")

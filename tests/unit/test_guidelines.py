@@ -54,6 +54,31 @@ def test_default_scale_is_arqmath_0_to_3_with_its_keys_when_task_has_no_version(
         assert scale_from_json(scale_as_json(scale)) == scale  # the defaults pass validation
 
 
+def test_default_document_scale_is_trec_0_to_2_with_flags_when_task_has_no_version() -> None:
+    guidelines = default_guidelines("document")
+    scale = guidelines.scale
+    assert [(g.value, g.label, g.keys) for g in scale.grades] == [
+        (2, "Highly relevant", ("2", "h")),
+        (1, "Relevant", ("1", "r")),
+        (0, "Not relevant", ("0", "n")),
+    ]
+    assert [(f.code, f.keys) for f in scale.flags] == [
+        ("system_failure", ("f",)),
+        ("dont_know", ("d",)),
+    ]
+    assert all(g.definition for g in scale.grades)
+    assert "narrative" in guidelines.instructions
+    assert scale_from_json(scale_as_json(scale)) == scale  # no reserved key, nothing missing
+
+
+def test_highlight_keys_are_reserved_when_a_scale_wants_them() -> None:
+    for key in ("x", ".", ","):
+        data = binary()
+        data["grades"][0]["keys"] = [key]
+        [problem] = problems_of(data)
+        assert f"key {key!r} is reserved" in problem
+
+
 def test_flag_codes_are_the_judgment_model_flags_when_compared() -> None:
     assert set(FLAG_CODES) == {v for v in Judgment.Flag.values if v}
 

@@ -26,6 +26,8 @@ PURE_MODULES = [
     "assessment/guidelines.py",
     "assessment/guidelines_defaults.py",
     "assessment/guidelines_markdown.py",
+    "collection/document_html.py",
+    "collection/query_terms.py",
 ]
 
 

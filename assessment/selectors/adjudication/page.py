@@ -20,6 +20,7 @@ from assessment.selectors.adjudication.disputes import (
 from assessment.selectors.guidelines import CurrentGuidelines
 from assessment.selectors.judging import HitView, TopicView, hit_views, topic_view
 from collection.models import RetrievalTask, Topic
+from collection.query_terms import query_terms
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -47,13 +48,15 @@ class TopicCount:
 @dataclass(frozen=True)
 class DisputeContent:
     """What the two panes show: the topic, and the disputed hit's post (with the candidate
-    formula highlighted in formula tasks)."""
+    formula highlighted in formula tasks) or document (with the query terms to highlight)."""
 
     topic: Topic
     topic_view: TopicView
     item: PoolItem
     hit: HitView
     is_formula: bool
+    is_document: bool = False
+    query_terms: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -76,12 +79,15 @@ def _content(dispute: Dispute) -> DisputeContent:
     topic = Topic.objects.select_related("task").get(pk=dispute.topic_id)
     hit = Hit.objects.select_related("item").get(pk=dispute.hit_id)
     [view], thread_of = hit_views([hit], topic)
+    is_document = topic.task.kind == RetrievalTask.Kind.DOCUMENT
     return DisputeContent(
         topic=topic,
         topic_view=topic_view(topic, thread_of),
         item=hit.item,
         hit=view,
         is_formula=topic.task.kind == RetrievalTask.Kind.FORMULA,
+        is_document=is_document,
+        query_terms=query_terms(topic.title) if is_document else [],
     )
 
 
