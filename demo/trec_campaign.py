@@ -7,9 +7,6 @@ pools, assignments for alice and bob, simulated colleagues judging through the j
 (one or two topics dual-assessed), a machine judge imported with ``import_judge``, and qrels
 and evaluation like the ARQMath demo's. The task judges on a 0-2 scale (relevant from 1) and
 reports nDCG@10, MAP and P@10.
-
-Until every issue-13 command is in the build, the campaign is skipped with a note
-(``trec_demo_missing``), so the ARQMath demo works on its own.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.core.management import call_command, get_commands
+from django.core.management import call_command
 
 from assessment.models import Adjudication, Judgment, MachineJudge
 from assessment.services.guidelines import guidelines_save
@@ -52,16 +49,13 @@ __all__ = [
     "TREC_CAMPAIGN",
     "TREC_COLLECTION",
     "build_trec_demo",
-    "trec_demo_missing",
     "trec_demo_reset",
     "trec_team_names",
 ]
 
 TREC_CAMPAIGN = "TREC demo"
-TREC_COLLECTION = "QSN news (synthetic)"
+TREC_COLLECTION = "qsn-news"
 JUDGE_NAME = "llm-demo"
-# The issue-13 commands the campaign is built with (import_topics gains --format trec).
-REQUIRED_COMMANDS = ("import_documents", "import_judge")
 OFFICIAL_MEASURES = ["ndcg_cut_10", "map", "P_10"]
 POOL_DEPTH = {"primary": 20, "alternate": 10}  # small pools: a demo to click through
 FLAG_COMMENT = "I cannot tell whether this document is about the topic."
@@ -106,12 +100,6 @@ def trec_team_names() -> set[str]:
     return {system.team for system in SYSTEMS}
 
 
-def trec_demo_missing() -> list[str]:
-    """The issue-13 management commands this build lacks (none once they are merged)."""
-    commands = get_commands()
-    return [name for name in REQUIRED_COMMANDS if name not in commands]
-
-
 def build_trec_demo(
     *,
     folder: Path,
@@ -122,12 +110,6 @@ def build_trec_demo(
     write: Callable[[str], None],
 ) -> None:
     """Build the TREC-style demo campaign from files written under ``folder``."""
-    # Lead: remove this guard once import_documents, import_topics --format trec and
-    # import_judge are merged.
-    missing = trec_demo_missing()
-    if missing:
-        write(f"  skipped: this build has no manage.py {' or '.join(missing)} yet (issue 13)")
-        return
     files = generate_trec(folder, seed=seed, documents=documents, topics=min(topics, len(SUBJECTS)))
     write(
         f"  {files.document_count} news documents ({files.html_documents} HTML), "

@@ -50,8 +50,10 @@ def _document_task(
                 path, None, f"campaign {campaign_name!r} has no document task (create=False)"
             )
         campaign, _ = Campaign.objects.get_or_create(name=campaign_name)
+        # TREC counts every grade from 1 as relevant (binary measures, binary kappa, the
+        # minimum-relevant rule): the built-in document scale is 0-2.
         task, _ = RetrievalTask.objects.get_or_create(
-            campaign=campaign, kind=kind, defaults={"collection": collection}
+            campaign=campaign, kind=kind, defaults={"collection": collection, "relevance_level": 1}
         )
     if task.collection_id != collection.pk:
         judged = task.collection.name if task.collection else ""

@@ -146,7 +146,9 @@ def _html(headline: str, paragraphs: list[str], rng: random.Random) -> str:
     # The first sentences of the first paragraphs, without the dateline.
     facts = "".join(f"<li>{p.split(' - ', 1)[-1].split('. ')[0]}.</li>" for p in paragraphs[:2])
     parts = [
-        # No <html>, <head> or <title>: TREC SGML readers take TITLE and HEAD for fields.
+        # A web page as web collections hold them; no <html>, <head>, <body> or <title>: TREC
+        # SGML readers take TITLE, HEAD and BODY for fields.
+        "<!DOCTYPE html>",
         '<script>document.title = "tracked";</script>',
         f'<h1 style="color: red">{headline}</h1>',
         *(f"<p>{p}</p>" for p in paragraphs[:middle]),

@@ -13,7 +13,7 @@ from assessment.models import Assignment, Judgment, JudgmentRevision, MachineJud
 from collection.models import Campaign, Comment, Document, Formula, Post, Thread, Topic
 from demo.arqmath_campaign import CAMPAIGN
 from demo.people import USERS
-from demo.trec_campaign import TREC_CAMPAIGN, TREC_COLLECTION, trec_demo_missing
+from demo.trec_campaign import TREC_CAMPAIGN, TREC_COLLECTION
 from evaluation.models import EvaluationResult
 from pooling.models import PoolItem, Run, RunRow, Team
 
@@ -109,21 +109,6 @@ def test_demo_judgments_went_through_the_judging_service_when_built(tmp_path: Pa
     assert len(days) >= 3  # dated back over the last days, for the progress chart
 
 
-@pytest.mark.skipif(
-    not trec_demo_missing(), reason="the issue-13 commands are here: the TREC demo is built"
-)
-def test_demo_says_the_trec_campaign_is_skipped_when_its_commands_are_missing(
-    tmp_path: Path,
-) -> None:
-    output = _demo(tmp_path)
-    assert "skipped: this build has no manage.py import_documents" in output
-    assert not Campaign.objects.filter(name=TREC_CAMPAIGN).exists()
-
-
-@pytest.mark.skipif(
-    bool(trec_demo_missing()),
-    reason="needs import_documents, import_topics --format trec and import_judge (issue 13)",
-)
 def test_demo_builds_the_trec_style_campaign_when_issue_13_commands_exist(
     tmp_path: Path,
 ) -> None:

@@ -21,7 +21,7 @@ import pytest
 import pytrec_eval
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command, get_commands
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from assessment.models import Assignment
@@ -34,14 +34,7 @@ from evaluation.services import evaluation_job_start
 from pooling.models import PoolItem, Run, Team
 from pooling.services.runs import token_create
 
-pytestmark = [
-    pytest.mark.worker,
-    pytest.mark.skipif(
-        "import_documents" not in get_commands(),
-        reason="needs manage.py import_documents, import_topics --format trec and document "
-        "runs (issue 13 §1-3), built on other branches: passes once they are merged",
-    ),
-]
+pytestmark = [pytest.mark.worker]
 
 CAMPAIGN, COLLECTION = "TREC end to end", "e2e-news"
 MEASURES = ["map", "P_10", "ndcg_cut_10", "recip_rank"]
