@@ -182,25 +182,50 @@ class Reaped:
 
 def jobs_reap(*, model: type[models.Model], celery_task: Any) -> list[Reaped]:
     """Queue again (or fail) every running job whose heartbeat is older than JOB_STALE_SECONDS,
-    and publish again every pending job whose message the broker lost.
+    and publish again every pending job whose message the broker lost (one query for both).
 
     Safe to run anywhere and often: each job is taken with a conditional update, so two
     reapers never both re-queue it. Without a broker (tasks run in-process), the job is marked
     failed-and-retryable instead of being re-run inside the request that noticed it."""
-    return [*_reap_silent(model, celery_task), *_reap_lost(model, celery_task)]
-
-
-def _reap_silent(model: type[models.Model], celery_task: Any) -> list[Reaped]:
     now = timezone.now()
-    cutoff = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
-    stale = model._default_manager.filter(status=RUNNING, heartbeat_at__lt=cutoff)
+    silent = models.Q(
+        status=RUNNING, heartbeat_at__lt=now - timedelta(seconds=settings.JOB_STALE_SECONDS)
+    )
+    # Pending that long: created before the cutoff and not queued again since (a re-queue
+    # sets heartbeat_at to its own time).
+    waited = now - timedelta(seconds=settings.JOB_LOST_MESSAGE_SECONDS)
+    waiting = models.Q(status=PENDING, created_at__lt=waited) & (
+        models.Q(heartbeat_at__isnull=True) | models.Q(heartbeat_at__lt=waited)
+    )
+    wanted = silent if settings.CELERY_TASK_ALWAYS_EAGER else silent | waiting
+    rows = model._default_manager.filter(wanted).values_list(
+        "pk", "status", "attempts", "heartbeat_at", "celery_task_id"
+    )
+    running, pending = [], []
+    for job_id, status, attempt, beat, task_id in rows:
+        if status == RUNNING:
+            running.append((job_id, attempt, beat))
+        else:
+            pending.append((job_id, attempt, task_id))
+    return [
+        *_reap_silent(model, celery_task, running, now),
+        *_reap_lost(model, celery_task, pending),
+    ]
+
+
+def _reap_silent(
+    model: type[models.Model],
+    celery_task: Any,
+    stale: list[tuple[int, int, datetime]],
+    now: datetime,
+) -> list[Reaped]:
     reaped = []
-    for job_id, attempt, beat in stale.values_list("pk", "attempts", "heartbeat_at"):
+    for job_id, attempt, beat in stale:
         taken = model._default_manager.filter(
             pk=job_id, status=RUNNING, attempts=attempt, heartbeat_at=beat
         )
         if attempt < settings.JOB_MAX_ATTEMPTS and not settings.CELERY_TASK_ALWAYS_EAGER:
-            # heartbeat_at = now: pending since now, for the lost-message check below.
+            # heartbeat_at = now: pending since now, for the lost-message check.
             requeued = taken.update(
                 status=PENDING,
                 attempts=attempt + 1,
@@ -229,23 +254,16 @@ def _reap_silent(model: type[models.Model], celery_task: Any) -> list[Reaped]:
     return reaped
 
 
-def _reap_lost(model: type[models.Model], celery_task: Any) -> list[Reaped]:
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return []
-    cutoff = timezone.now() - timedelta(seconds=settings.JOB_LOST_MESSAGE_SECONDS)
-    # Pending that long: created before the cutoff, and not re-queued since (a re-queue keeps
-    # the last heartbeat, which is older than JOB_STALE_SECONDS at that moment).
-    waiting = model._default_manager.filter(status=PENDING, created_at__lt=cutoff).filter(
-        models.Q(heartbeat_at__isnull=True) | models.Q(heartbeat_at__lt=cutoff)
-    )
-    candidates = list(waiting.values_list("pk", "attempts", "celery_task_id"))
-    if not candidates:
+def _reap_lost(
+    model: type[models.Model], celery_task: Any, waiting: list[tuple[int, int, str]]
+) -> list[Reaped]:
+    if not waiting:
         return []
     held = broker_task_ids(celery_task.app)
     if held is None:  # the broker cannot be asked: nothing is known to be lost
         return []
     reaped = []
-    for job_id, attempt, task_id in candidates:
+    for job_id, attempt, task_id in waiting:
         if task_id and task_id in held:
             continue
         taken = model._default_manager.filter(
