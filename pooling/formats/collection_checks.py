@@ -16,6 +16,12 @@ from pooling.formats.model import (
 )
 
 
+def fills_columns(context: RunContext) -> bool:
+    """Whether check_collection may change rows, not only report on them: a TREC row of Task 2
+    gets its post from the formula index."""
+    return context.formula_posts is not None
+
+
 def check_collection(run: ParsedRun, context: RunContext) -> None:
     if run.format is RunFormat.ARQMATH_OPENQA:
         return
