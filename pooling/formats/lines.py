@@ -53,7 +53,7 @@ def open_stream(stream: BinaryIO) -> tuple[BinaryIO, bool]:
 
 # Lines are split a block at a time (C-level work, no per-line calls); blocks small enough
 # that a run's rows can be sent to the database block by block while the next one is read.
-CHUNK_BYTES = 1 << 18
+CHUNK_BYTES = 1 << 16
 
 
 def line_blocks(
