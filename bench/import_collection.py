@@ -8,7 +8,7 @@ rows new or changed. Imports them with ``collection_import`` (the ledger path th
 
 - the first import, file by file: posts, comments, formulas (with the time of index builds and
   foreign-key checks), SLT (with where its time goes: staging COPY, ANALYZE, the join
-  counting changes, visual ids, UPDATE, index rebuild);
+  setting changed rows apart, visual ids, UPDATE, index rebuild);
 - the physical limit, in the same run: a raw ``COPY`` of the same formula rows, already in COPY
   text, into a bare copy of the formula table (no indexes, no foreign keys), and, for context,
   into one with the formula table's indexes;
@@ -81,8 +81,8 @@ def _timed(label: str, rows_label: str, action):  # type: ignore[no-untyped-def]
 
 class _StatementTimer:
     """A Django execute wrapper adding up the time of index builds, foreign-key checks, and
-    (for SLT) the staging table's statistics, the join that counts the changed rows, the
-    look-up of the formulas whose visual id is recomputed, and the UPDATE."""
+    (for SLT) the staging table's statistics, the join that sets the changed rows apart, and
+    the UPDATE."""
 
     def __init__(self) -> None:
         self.indexes = 0.0
@@ -104,7 +104,7 @@ class _StatementTimer:
                 self.foreign_keys += spent
             elif sql.startswith("ANALYZE"):
                 self.analyze += spent
-            elif sql.startswith("SELECT min(s.formula_id)"):
+            elif sql.startswith("CREATE TEMPORARY TABLE") and "_changes" in sql:
                 self.changes += spent
             elif sql.startswith("UPDATE"):
                 self.update += spent
@@ -222,7 +222,8 @@ def first_import(dump, connection) -> dict[str, float]:  # type: ignore[no-untyp
             known = staging + phases.analyze + phases.changes + visual + phases.update
             print(
                 f"  of which: parsing + COPY into the staging table {staging:.2f} s, its ANALYZE "
-                f"{phases.analyze:.2f} s, the join counting changed rows {phases.changes:.2f} s, "
+                f"{phases.analyze:.2f} s, the join setting changed rows apart "
+                f"{phases.changes:.2f} s, "
                 f"visual ids recomputed with lxml {visual:.2f} s, UPDATE {phases.update:.2f} s, "
                 f"rebuilding indexes {phases.indexes:.2f} s, the rest "
                 f"{seconds - known - phases.indexes:.2f} s"

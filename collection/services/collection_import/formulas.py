@@ -183,44 +183,46 @@ def _slt_line(path: str | Path, formula_id: int) -> int | None:
     return next((row.line for row in parse_slt(path) if row.formula_id == formula_id), None)
 
 
-def _slt_changes(path: str | Path, stage: StagingTable, stats: SltStats) -> int:
-    """How many staged rows change a stored formula's MathML, counted by one pass over the
-    staging table joined to the formulas, which also finds ids the index does not have
-    (refused, with their line). Nothing is materialised: the UPDATE joins again."""
+def _slt_changes(path: str | Path, stage: StagingTable, stats: SltStats) -> StagingTable:
+    """The staged rows whose MathML differs from the stored one, set apart by one join that
+    also finds the ids the index does not have (refused, with their line)."""
     if not stats.ascending:  # rising ids cannot repeat: the check is needed only otherwise
         twice = stage.repeated_key("formula_id")
         if twice is not None:
             lines = (row.line for row in parse_slt(path) if row.formula_id == twice)
             raise repeated(path, "formula", twice, lines)
-    ((missing, changed),) = stage._execute(
-        "SELECT min(s.formula_id) FILTER (WHERE f.formula_id IS NULL), "  # noqa: S608
-        "count(*) FILTER (WHERE f.slt IS DISTINCT FROM s.slt AND f.formula_id IS NOT NULL) "
-        f"FROM {stage.name} s LEFT JOIN {_formula_table()} f ON f.formula_id = s.formula_id"
+    changes = StagingTable(
+        Formula,
+        ["formula_id", "slt"],
+        "import_stage_slt_changes",
+        select=(
+            "SELECT s.formula_id, s.slt, CASE WHEN f.formula_id IS NULL THEN 1 ELSE 0 END "  # noqa: S608
+            f"AS missing FROM {stage.name} s LEFT JOIN {_formula_table()} f "
+            "ON f.formula_id = s.formula_id "
+            "WHERE f.formula_id IS NULL OR f.slt IS DISTINCT FROM s.slt"
+        ),
     )
-    if missing is not None:
-        formula_id = int(missing)
+    missing = changes._execute(
+        f"SELECT formula_id FROM {changes.name} WHERE missing = 1 "  # noqa: S608
+        "ORDER BY formula_id LIMIT 1"
+    )
+    if missing:
+        formula_id = int(missing[0][0])
         raise ImportFileError(
             path, _slt_line(path, formula_id), f"formula {formula_id} is not in the formula index"
         )
-    return int(changed)
+    return changes
 
 
-def _changed_sql(stage: StagingTable) -> str:
-    """The staged rows whose MathML differs from the stored formula's (aliases s and f)."""
-    return (
-        f"{stage.name} s JOIN {_formula_table()} f ON f.formula_id = s.formula_id "
-        "AND f.slt IS DISTINCT FROM s.slt"
-    )
-
-
-def _stage_visual_ids(stage: StagingTable) -> StagingTable:
+def _stage_visual_ids(changes: StagingTable) -> StagingTable:
     """New visual ids of the formulas whose id was computed (the index gave none) and whose
     MathML changes: DESIGN.md prefers the SLT's symbol layout to the LaTeX. ARQMath's v3 index
     gives every visual id, so this is empty there; lxml works only for the rest."""
     visual_ids = StagingTable(Formula, ["formula_id", "visual_id"], "import_stage_visual_id")
     with connection.chunked_cursor() as cursor:
         cursor.execute(
-            f"SELECT s.formula_id, f.latex, s.slt FROM {_changed_sql(stage)} "  # noqa: S608
+            f"SELECT c.formula_id, f.latex, c.slt FROM {changes.name} c "  # noqa: S608
+            f"JOIN {_formula_table()} f ON f.formula_id = c.formula_id "
             f"WHERE f.visual_id LIKE '{COMPUTED_PREFIX}%'"
         )
         while batch := cursor.fetchmany(VISUAL_ID_BATCH):
@@ -243,21 +245,20 @@ def slt_load(path: str | Path, progress: ProgressCallback | None = None) -> File
     reporter = Reporter("slt", path, progress)
     with transaction.atomic():
         stage, stats = _stage_slt(path, reporter)
-        changed = _slt_changes(path, stage, stats)
-        visual_ids = _stage_visual_ids(stage)
-        with index_rebuild_window(Formula, new_entries=changed):
-            updated = stage._execute(
-                f"UPDATE {_formula_table()} AS f SET slt = s.slt, "  # noqa: S608
+        changes = _slt_changes(path, stage, stats)
+        visual_ids = _stage_visual_ids(changes)
+        with index_rebuild_window(Formula, new_entries=changes.rows):
+            updated = changes._execute(
+                f"UPDATE {_formula_table()} AS f SET slt = c.slt, "  # noqa: S608
                 "visual_id = COALESCE(v.visual_id, f.visual_id) "
-                f"FROM {stage.name} s LEFT JOIN {visual_ids.name} v "
-                "ON v.formula_id = s.formula_id "
-                "WHERE f.formula_id = s.formula_id AND f.slt IS DISTINCT FROM s.slt"
+                f"FROM {changes.name} c LEFT JOIN {visual_ids.name} v "
+                "ON v.formula_id = c.formula_id WHERE f.formula_id = c.formula_id"
             )
             # Rows inserted earlier in the same transaction (a caller's atomic block) queue a
             # foreign-key re-check per update, and CREATE INDEX refuses a table with pending
             # ones: run them now (nothing to run when the formulas were committed before).
             foreign_keys_check(Formula)
-        for table in (visual_ids, stage):
+        for table in (visual_ids, changes, stage):
             table.drop()
     reporter.report()
     return {"slt": RowChanges(stats.given, 0, updated, stage.rows - updated)}
