@@ -5,7 +5,8 @@
 Against PostgreSQL (DATABASE_URL, default the local server; a throwaway ``test_...`` database
 is created and dropped). Prints, for one run and for the whole set: rows/s end to end
 (run_submit: parse, validate, collection check, COPY in one transaction), time per run, peak
-memory; the raw COPY time of the same rows into the same table (the limit); and the time
+memory; the raw COPY time of the same rows into the same table (the limit; and, for context, the
+same rows as binary COPY, the format the upload sends); and the time
 trectools' TrecRun takes just to read the same files (the peer).
 And where the time goes: each stage of an upload timed alone (checksum, reading, parsing and
 validating, the collection check, warnings, COPY text, COPY, commit, bookkeeping).
@@ -136,6 +137,27 @@ def time_raw_copy(task, path: Path, topic_ids: dict[str, int]) -> float:  # type
     start = time.perf_counter()
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.cursor.copy_expert(sql, io.StringIO(text))
+    return time.perf_counter() - start
+
+
+def time_raw_binary_copy(task, path: Path, topic_ids: dict[str, int]) -> float:  # type: ignore[no-untyped-def]
+    """The same rows as ready-made binary COPY data (the format the upload sends), and the
+    commit: for context beside the text COPY above, which is the issue's limit."""
+    from pooling.formats import read_run_path
+    from pooling.models import Run, Team
+    from pooling.services import runs_binary
+
+    team, _ = Team.objects.get_or_create(name="RawCopy")
+    run = Run.objects.create(
+        task=task, team=team, tag=f"bin-{path.stem}", role="alternate", uploaded_at=timezone.now()
+    )
+    columns = read_run_path(path).columns
+    rows = runs_binary.binary_rows(run.pk, columns, topic_ids, 0, len(columns))
+    data = runs_binary.HEADER + rows + runs_binary.TRAILER
+    gc.collect()
+    start = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.cursor.copy_expert(runs_binary.copy_sql(), io.BytesIO(data))
     return time.perf_counter() - start
 
 
@@ -274,7 +296,7 @@ def report(args: argparse.Namespace, task, paths: list[Path], per_run: int) -> N
     machine load (this box is shared): end to end, raw COPY, parse only, trectools."""
     topic_ids = dict(task.topics.values_list("number", "id"))
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    times: dict[str, list[float]] = {"e2e": [], "raw": [], "parse": [], "peer": []}
+    times: dict[str, list[float]] = {"e2e": [], "raw": [], "bin": [], "parse": [], "peer": []}
     stages: dict[str, float] = {}
     total = 0
     for path in paths:
@@ -284,6 +306,7 @@ def report(args: argparse.Namespace, task, paths: list[Path], per_run: int) -> N
         times["e2e"].append(elapsed)
         total += rows
         times["raw"].append(time_raw_copy(task, path, topic_ids))
+        times["bin"].append(time_raw_binary_copy(task, path, topic_ids))
         times["parse"].append(time_parse_only(path))
         times["peer"].append(time_trectools(path))
     rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -299,6 +322,11 @@ def report(args: argparse.Namespace, task, paths: list[Path], per_run: int) -> N
     )
     print(f"  parse + validate only (no database): {parse:.2f} s = {total / parse:,.0f} rows/s")
     print(f"  raw COPY + commit of the same rows (limit): {raw:.2f} s = {total / raw:,.0f} rows/s")
+    binary = sum(times["bin"])
+    print(
+        f"  raw binary COPY + commit (the upload's format, context): {binary:.2f} s = "
+        f"{total / binary:,.0f} rows/s; end to end / raw binary COPY {e2e / binary:.2f}x"
+    )
     print(f"  trectools TrecRun read (peer): {peer:.2f} s = {total / peer:,.0f} rows/s")
     ratios = [a / b for a, b in zip(times["e2e"], times["raw"], strict=True)]
     print(f"  end to end / raw COPY per run: median {statistics.median(ratios):.2f}x")

@@ -7,7 +7,8 @@ upload is 100,000 rows of known types, so here one f-string per row builds COPY'
 
 ``run_rows_stream`` stores the rows while the file is still being read: COPY pulls one block
 of parsed rows at a time, so PostgreSQL stores a block while Python parses the next (two
-processes, two cores) instead of the upload paying parse and COPY one after the other.
+processes, two cores) instead of the upload paying parse and COPY one after the other. It
+sends ids and numbers in the binary COPY format (runs_binary).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collection.bulkload import bulk_insert
 from pooling.formats import ParsedRun, RunReading
 from pooling.formats.model import RunColumns
 from pooling.models import RunRow
+from pooling.services import runs_binary
 
 BATCH_ROWS = 100_000
 FIELDS = ("run_id", "topic_id", "post_id", "formula_id", "rank", "score", "answer", "sources")
@@ -106,30 +108,48 @@ def run_rows_store(*, run_id: int, columns: RunColumns, topic_ids: Mapping[str, 
 
 class _ReadingSource:
     """The file COPY reads from: each read() parses the next block of the run file and returns
-    its accepted rows as COPY text. After the first error nothing more is sent (the caller
-    rolls the transaction back) but the file is still read to the end, for the full report."""
+    its accepted rows, as binary COPY rows (runs_binary) or, for Task 3's answers, as COPY
+    text. After the first error nothing more is sent (the caller rolls the transaction back)
+    but the file is still read to the end, for the full report."""
 
-    def __init__(self, run_id: int, reading: RunReading, topic_ids: Mapping[str, int]) -> None:
-        self._run_id, self._topic_ids = run_id, topic_ids
+    def __init__(
+        self, run_id: int, reading: RunReading, topic_ids: Mapping[str, int], *, binary: bool
+    ) -> None:
+        self._run_id, self._topic_ids, self._binary = run_id, topic_ids, binary
         self._run = reading.run
         self._blocks = reading.rows()
         self._sent = 0
+        self._header = runs_binary.HEADER if binary else b""
+        self._trailer = runs_binary.TRAILER if binary else b""
         # psycopg2 turns an exception raised in read() into QueryCanceled: keep the original.
         self.error: BaseException | None = None
 
-    def read(self, _size: int = -1) -> str:
+    def read(self, _size: int = -1) -> bytes | str:
         try:
             for accepted in self._blocks:
                 if accepted > self._sent and self._run.ok:
                     start, self._sent = self._sent, accepted
-                    c = self._run.columns
-                    return _copy_lines(self._run_id, c, self._topic_ids, start, accepted)
+                    return self._framed(self._rows(start, accepted))
         except BaseException as error:
             self.error = error
             raise
-        return ""
+        end, self._trailer = self._trailer, b""
+        return self._framed(end)
 
-    def readline(self, _size: int = -1) -> str:  # part of the file protocol psycopg2 checks
+    def _rows(self, start: int, stop: int) -> bytes | str:
+        c = self._run.columns
+        if self._binary:
+            return runs_binary.binary_rows(self._run_id, c, self._topic_ids, start, stop)
+        return _copy_lines(self._run_id, c, self._topic_ids, start, stop)
+
+    def _framed(self, data: bytes | str) -> bytes | str:
+        """The binary format's header goes before whatever is sent first (even no rows)."""
+        if not self._header:
+            return data
+        header, self._header = self._header, b""
+        return header + data  # type: ignore[operator]
+
+    def readline(self, _size: int = -1) -> bytes | str:  # part of the file protocol psycopg2 checks
         return self.read()
 
 
@@ -146,10 +166,13 @@ def run_rows_stream(*, run_id: int, reading: RunReading, topic_ids: Mapping[str,
         if parsed.ok:
             run_rows_store(run_id=run_id, columns=parsed.columns, topic_ids=topic_ids)
         return parsed
-    source = _ReadingSource(run_id, reading, topic_ids)
+    # Task 3's answers are text; every other kind's rows are ids and numbers only.
+    binary = reading.context.task_kind in ("answer", "formula")
+    source = _ReadingSource(run_id, reading, topic_ids, binary=binary)
+    sql = runs_binary.copy_sql() if binary else _copy_sql()
     with connection.cursor() as cursor:
         try:
-            cursor.cursor.copy_expert(_copy_sql(), source)
+            cursor.cursor.copy_expert(sql, source)
         except Exception:
             if source.error is not None:
                 raise source.error from None
