@@ -9,7 +9,7 @@ memory; the raw COPY time of the same rows into the same table (the limit; and, 
 same rows as binary COPY, the format the upload sends); and the time
 trectools' TrecRun takes just to read the same files (the peer).
 And where the time goes: each stage of an upload timed alone (checksum, reading, parsing and
-validating, the collection check, warnings, COPY text, COPY, commit, bookkeeping).
+validating, the collection check, warnings, COPY data, COPY, commit, bookkeeping).
 Targets: >= 500,000 rows/s end to end, within 1.5x of raw COPY (issue 14; 2x before),
 faster than trectools.
 """
@@ -165,7 +165,7 @@ def stage_breakdown(task, path: Path) -> dict[str, float]:  # type: ignore[no-un
     """Each stage of run_submit timed on its own, one after the other, with the service's own
     pieces (run_submit overlaps parsing with the COPY, so its time is less than the sum):
     checksum, reading the lines, parsing + validating the rows, the collection check, the
-    order warnings, building COPY text, COPY, commit, and the run's bookkeeping (context
+    order warnings, building the binary COPY data, COPY, commit, and the run's bookkeeping (context
     queries, team lock, run row)."""
     from pooling.formats import RunReading
     from pooling.formats.collection_checks import check_collection
@@ -173,7 +173,7 @@ def stage_breakdown(task, path: Path) -> dict[str, float]:  # type: ignore[no-un
     from pooling.formats.model import ParsedRun
     from pooling.formats.order import warn_about_order_and_missing_topics
     from pooling.models import Run, Team
-    from pooling.services import runs_storage
+    from pooling.services import runs_binary
     from pooling.services.runs import _check_run_limits, _file_checksum
     from pooling.services.runs_context import run_context, task_topic_ids
 
@@ -212,14 +212,18 @@ def stage_breakdown(task, path: Path) -> dict[str, float]:  # type: ignore[no-un
             task=task, team=team, tag=tag, role="alternate", uploaded_at=timezone.now()
         )
         spent["bookkeeping"] += clock() - start
-        text = timed(
-            "COPY text",
-            lambda: runs_storage._copy_lines(run.pk, parsed.columns, topic_ids, 0, rows),
+        data = timed(
+            "COPY data (binary)",
+            lambda: (
+                runs_binary.HEADER
+                + runs_binary.binary_rows(run.pk, parsed.columns, topic_ids, 0, rows)
+                + runs_binary.TRAILER
+            ),
         )
         with connection.cursor() as cursor:
             timed(
                 "COPY",
-                lambda: cursor.cursor.copy_expert(runs_storage._copy_sql(), io.StringIO(text)),
+                lambda: cursor.cursor.copy_expert(runs_binary.copy_sql(), io.BytesIO(data)),
             )
         start = clock()
         run.report = parsed.report()
@@ -333,7 +337,7 @@ def report(args: argparse.Namespace, task, paths: list[Path], per_run: int) -> N
     staged = sum(stages.values())
     print(
         f"  where the time goes: each stage alone, per run, sum {staged / len(paths) * 1000:.0f} "
-        "ms (run_submit parses and builds COPY text while PostgreSQL runs the COPY):"
+        "ms (run_submit parses and builds COPY data while PostgreSQL runs the COPY):"
     )
     for stage, seconds in stages.items():
         print(f"    {stage:<22} {seconds / len(paths) * 1000:7.1f} ms  {seconds / staged:6.1%}")
