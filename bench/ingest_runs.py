@@ -5,9 +5,13 @@
 Against PostgreSQL (DATABASE_URL, default the local server; a throwaway ``test_...`` database
 is created and dropped). Prints, for one run and for the whole set: rows/s end to end
 (run_submit: parse, validate, collection check, COPY in one transaction), time per run, peak
-memory; the raw COPY time of the same rows into the same table (the limit); and the time
+memory; the raw COPY time of the same rows into the same table (the limit; and, for context, the
+same rows as binary COPY, the format the upload sends); and the time
 trectools' TrecRun takes just to read the same files (the peer).
-Targets: >= 500,000 rows/s end to end, within 2x of raw COPY, faster than trectools.
+And where the time goes: each stage of an upload timed alone (checksum, reading, parsing and
+validating, the collection check, warnings, COPY data, COPY, commit, bookkeeping).
+Targets: >= 500,000 rows/s end to end, within 1.5x of raw COPY (issue 14; 2x before),
+faster than trectools.
 """
 
 from __future__ import annotations
@@ -136,6 +140,101 @@ def time_raw_copy(task, path: Path, topic_ids: dict[str, int]) -> float:  # type
     return time.perf_counter() - start
 
 
+def time_raw_binary_copy(task, path: Path, topic_ids: dict[str, int]) -> float:  # type: ignore[no-untyped-def]
+    """The same rows as ready-made binary COPY data (the format the upload sends), and the
+    commit: for context beside the text COPY above, which is the issue's limit."""
+    from pooling.formats import read_run_path
+    from pooling.models import Run, Team
+    from pooling.services import runs_binary
+
+    team, _ = Team.objects.get_or_create(name="RawCopy")
+    run = Run.objects.create(
+        task=task, team=team, tag=f"bin-{path.stem}", role="alternate", uploaded_at=timezone.now()
+    )
+    columns = read_run_path(path).columns
+    rows = runs_binary.binary_rows(run.pk, columns, topic_ids, 0, len(columns))
+    data = runs_binary.HEADER + rows + runs_binary.TRAILER
+    gc.collect()
+    start = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.cursor.copy_expert(runs_binary.copy_sql(), io.BytesIO(data))
+    return time.perf_counter() - start
+
+
+def stage_breakdown(task, path: Path) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Each stage of run_submit timed on its own, one after the other, with the service's own
+    pieces (run_submit overlaps parsing with the COPY, so its time is less than the sum):
+    checksum, reading the lines, parsing + validating the rows, the collection check, the
+    order warnings, building the binary COPY data, COPY, commit, and the run's bookkeeping (context
+    queries, team lock, run row)."""
+    from pooling.formats import RunReading
+    from pooling.formats.collection_checks import check_collection
+    from pooling.formats.lines import line_blocks
+    from pooling.formats.model import ParsedRun
+    from pooling.formats.order import warn_about_order_and_missing_topics
+    from pooling.models import Run, Team
+    from pooling.services import runs_binary
+    from pooling.services.runs import _check_run_limits, _file_checksum
+    from pooling.services.runs_context import run_context, task_topic_ids
+
+    tag = path.stem.split("-")[2]
+    spent: dict[str, float] = {}
+    clock = time.perf_counter
+
+    def timed(stage: str, action):  # type: ignore[no-untyped-def]
+        start = clock()
+        result = action()
+        spent[stage] = spent.get(stage, 0.0) + clock() - start
+        return result
+
+    gc.collect()
+    with path.open("rb") as stream:
+        timed("checksum", lambda: _file_checksum(stream))
+        timed("read lines", lambda: sum(1 for _ in line_blocks(stream, ParsedRun(), 1 << 30)))
+    start = clock()
+    team = Team.objects.create(name=f"Stages-{path.stem}")
+    _check_run_limits(task, team, tag, "alternate")
+    topic_ids = task_topic_ids(task)
+    context, _ = run_context(task, topic_ids)
+    spent["bookkeeping"] = clock() - start
+    with path.open("rb") as stream:
+        reading = RunReading(stream, name=path.name, context=context, tag=tag)
+        timed("parse + validate rows", lambda: sum(1 for _ in reading.rows()))
+    parsed = reading.run
+    timed("collection check", lambda: check_collection(parsed, context))
+    timed("order warnings", lambda: warn_about_order_and_missing_topics(parsed, context))
+    assert parsed.ok, parsed.report()
+    rows = len(parsed.columns)
+    with transaction.atomic():
+        start = clock()
+        Team.objects.select_for_update().get(pk=team.pk)
+        run = Run.objects.create(
+            task=task, team=team, tag=tag, role="alternate", uploaded_at=timezone.now()
+        )
+        spent["bookkeeping"] += clock() - start
+        data = timed(
+            "COPY data (binary)",
+            lambda: (
+                runs_binary.HEADER
+                + runs_binary.binary_rows(run.pk, parsed.columns, topic_ids, 0, rows)
+                + runs_binary.TRAILER
+            ),
+        )
+        with connection.cursor() as cursor:
+            timed(
+                "COPY",
+                lambda: cursor.cursor.copy_expert(runs_binary.copy_sql(), io.BytesIO(data)),
+            )
+        start = clock()
+        run.report = parsed.report()
+        run.row_count = rows
+        run.save()
+        spent["bookkeeping"] += clock() - start
+        start = clock()
+    spent["commit"] = clock() - start
+    return spent
+
+
 def time_parse_only(path: Path) -> float:
     from pooling.formats import RunContext, read_run_path
 
@@ -162,7 +261,7 @@ def traced_peak(task, path: Path) -> float:  # type: ignore[no-untyped-def]
         run_submit(
             task=task,
             team=team,
-            tag="traced",
+            tag=path.stem.split("-")[2],
             role="alternate",
             stream=stream,
             file_name=path.name,
@@ -201,13 +300,17 @@ def report(args: argparse.Namespace, task, paths: list[Path], per_run: int) -> N
     machine load (this box is shared): end to end, raw COPY, parse only, trectools."""
     topic_ids = dict(task.topics.values_list("number", "id"))
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    times: dict[str, list[float]] = {"e2e": [], "raw": [], "parse": [], "peer": []}
+    times: dict[str, list[float]] = {"e2e": [], "raw": [], "bin": [], "parse": [], "peer": []}
+    stages: dict[str, float] = {}
     total = 0
     for path in paths:
+        for stage, seconds in stage_breakdown(task, path).items():
+            stages[stage] = stages.get(stage, 0.0) + seconds
         elapsed, rows = time_submission(task, path)
         times["e2e"].append(elapsed)
         total += rows
         times["raw"].append(time_raw_copy(task, path, topic_ids))
+        times["bin"].append(time_raw_binary_copy(task, path, topic_ids))
         times["parse"].append(time_parse_only(path))
         times["peer"].append(time_trectools(path))
     rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -223,9 +326,21 @@ def report(args: argparse.Namespace, task, paths: list[Path], per_run: int) -> N
     )
     print(f"  parse + validate only (no database): {parse:.2f} s = {total / parse:,.0f} rows/s")
     print(f"  raw COPY + commit of the same rows (limit): {raw:.2f} s = {total / raw:,.0f} rows/s")
+    binary = sum(times["bin"])
+    print(
+        f"  raw binary COPY + commit (the upload's format, context): {binary:.2f} s = "
+        f"{total / binary:,.0f} rows/s; end to end / raw binary COPY {e2e / binary:.2f}x"
+    )
     print(f"  trectools TrecRun read (peer): {peer:.2f} s = {total / peer:,.0f} rows/s")
     ratios = [a / b for a, b in zip(times["e2e"], times["raw"], strict=True)]
     print(f"  end to end / raw COPY per run: median {statistics.median(ratios):.2f}x")
+    staged = sum(stages.values())
+    print(
+        f"  where the time goes: each stage alone, per run, sum {staged / len(paths) * 1000:.0f} "
+        "ms (run_submit parses and builds COPY data while PostgreSQL runs the COPY):"
+    )
+    for stage, seconds in stages.items():
+        print(f"    {stage:<22} {seconds / len(paths) * 1000:7.1f} ms  {seconds / staged:6.1%}")
     print(
         f"peak memory: {peak:,.1f} MB traced for one run; process RSS peak "
         f"{rss_after:,.0f} MB (was {rss_before:,.0f} MB before the submissions)"
@@ -233,7 +348,7 @@ def report(args: argparse.Namespace, task, paths: list[Path], per_run: int) -> N
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     checks = [
         (">= 500,000 rows/s end to end", rate >= 500_000),
-        (f"within 2x of raw COPY ({e2e / raw:.2f}x)", e2e <= 2 * raw),
+        (f"within 1.5x of raw COPY ({e2e / raw:.2f}x)", e2e <= 1.5 * raw),
         (f"faster than trectools' read ({e2e / peer:.2f}x its time)", e2e < peer),
         (f"parse faster than trectools' read ({parse / peer:.2f}x its time)", parse < peer),
     ]

@@ -1,7 +1,8 @@
 """Run file parsing and validation: pure Python, no Django (issue 3, items 3 and 4).
 
 Public API: ``read_run(stream, name=, context=, max_bytes=)`` and ``read_run_path(path)``
-return a ``ParsedRun``; ``RunContext`` carries what the database knows for collection checks.
+return a ``ParsedRun`` (``RunReading`` does it in two steps, to store rows while a file
+streams); ``RunContext`` carries what the database knows for collection checks.
 """
 
 from pooling.formats.detect import detect_format
@@ -14,7 +15,7 @@ from pooling.formats.model import (
     RunFormat,
     RunRecord,
 )
-from pooling.formats.reader import read_run, read_run_path
+from pooling.formats.reader import RunReading, read_run, read_run_path
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -23,6 +24,7 @@ __all__ = [
     "Problem",
     "RunContext",
     "RunFormat",
+    "RunReading",
     "RunRecord",
     "detect_format",
     "read_run",

@@ -18,6 +18,18 @@ from pooling.formats.model import (
 )
 
 
+def _ids(column: list[int | None]) -> set[int]:
+    ids = set(column)  # at C speed, then drop the NULL
+    ids.discard(None)
+    return ids  # type: ignore[return-value]
+
+
+def fills_columns(context: RunContext) -> bool:
+    """Whether check_collection may change rows, not only report on them: a TREC row of Task 2
+    gets its post from the formula index."""
+    return context.formula_posts is not None
+
+
 def check_collection(run: ParsedRun, context: RunContext) -> None:
     if run.format is RunFormat.ARQMATH_OPENQA:
         return
@@ -34,8 +46,8 @@ def check_collection(run: ParsedRun, context: RunContext) -> None:
 
 def _check_answer_posts(run: ParsedRun, lookup: AnswerPostLookup) -> None:
     c = run.columns
-    wanted = {p for p in c.post_id if p is not None}
-    missing = wanted - set(lookup(wanted))
+    wanted = _ids(c.post_id)
+    missing = wanted.difference(lookup(wanted))
     if not missing:
         return
     for post, line in zip(c.post_id, c.line, strict=True):
@@ -45,7 +57,7 @@ def _check_answer_posts(run: ParsedRun, lookup: AnswerPostLookup) -> None:
 
 def _check_formulas(run: ParsedRun, lookup: FormulaPostLookup) -> None:
     c = run.columns
-    wanted = {f for f in c.formula_id if f is not None}
+    wanted = _ids(c.formula_id)
     posts = lookup(wanted)
     for i, (formula, post, line) in enumerate(zip(c.formula_id, c.post_id, c.line, strict=True)):
         found = posts.get(formula) if formula is not None else None

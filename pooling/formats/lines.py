@@ -51,7 +51,9 @@ def open_stream(stream: BinaryIO) -> tuple[BinaryIO, bool]:
     return source, False
 
 
-CHUNK_BYTES = 1 << 22  # lines are split a block at a time: C-level work, no per-line calls
+# Lines are split a block at a time (C-level work, no per-line calls); blocks small enough
+# that a run's rows can be sent to the database block by block while the next one is read.
+CHUNK_BYTES = 1 << 16
 
 
 def line_blocks(

@@ -23,7 +23,7 @@ from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
-from pooling.formats.collection_checks import check_collection
+from pooling.formats.collection_checks import check_collection, fills_columns
 from pooling.formats.detect import COLUMNS, detect_format
 from pooling.formats.documents import document_rows
 from pooling.formats.lines import line_blocks
@@ -79,26 +79,63 @@ def read_run(
     Never raises for bad content: any bytes give a ParsedRun whose ``errors`` say what is
     wrong (the first 100 by line listed, ``error_count`` counts them all). Rows keep the
     file's order."""
-    context = context or NO_CONTEXT
-    run = ParsedRun(name=name, tag=tag or "")
-    blocks = line_blocks(stream, run, max_bytes or DEFAULT_MAX_BYTES)
-    read, first = _find_first_line(blocks)
-    if first is None:
+    reading = RunReading(stream, name=name, context=context, max_bytes=max_bytes, tag=tag)
+    for _ in reading.rows():
+        pass
+    return reading.finish()
+
+
+class RunReading:
+    """``read_run`` in two steps, so that a caller can store rows while the file streams.
+
+    ``rows()`` reads the file a block at a time and yields, after each block, how many rows
+    are accepted so far (``run.columns``); ``finish()`` then runs the checks that need every
+    row (the collection, rank order) and returns the ParsedRun. Rows handed on before
+    ``finish()`` are final only when ``rows_final`` (no column is filled in from the
+    collection), and the file is valid only if ``finish()`` says so."""
+
+    def __init__(
+        self,
+        stream: BinaryIO,
+        *,
+        name: str = "",
+        context: RunContext | None = None,
+        max_bytes: int | None = None,
+        tag: str | None = None,
+    ) -> None:
+        self.context = context or NO_CONTEXT
+        self.run = ParsedRun(name=name, tag=tag or "")
+        self._stream = stream
+        self._max_bytes = max_bytes or DEFAULT_MAX_BYTES
+        self._tag = tag
+
+    @property
+    def rows_final(self) -> bool:
+        return not fills_columns(self.context)
+
+    def rows(self) -> Iterator[int]:
+        run = self.run
+        blocks = line_blocks(self._stream, run, self._max_bytes)
+        read, first = _find_first_line(blocks)
+        if first is None:
+            if run.ok:
+                run.error(None, None, "empty file: no run rows")
+            return
+        run.format = detect_format(first[1].split(), self.context.task_kind)
+        if run.format is None:
+            run.error(first[0], None, _unknown_layout(first[1]))
+            for _ in blocks:  # still read to the end: a later binary or size problem is reported
+                pass
+            return
+        yield from _read_rows(run, run.format, chain(read, blocks), self.context, self._tag)
+
+    def finish(self) -> ParsedRun:
+        run = self.run
+        if len(run.columns):  # the rows read well are checked whatever else is wrong
+            check_collection(run, self.context)
         if run.ok:
-            run.error(None, None, "empty file: no run rows")
+            warn_about_order_and_missing_topics(run, self.context)
         return run
-    run.format = detect_format(first[1].split(), context.task_kind)
-    if run.format is None:
-        run.error(first[0], None, _unknown_layout(first[1]))
-        for _ in blocks:  # still read to the end: a later binary or size problem is reported too
-            pass
-        return run
-    _read_rows(run, run.format, chain(read, blocks), context, tag)
-    if len(run.columns):  # the rows read well are checked whatever else is wrong
-        check_collection(run, context)
-    if run.ok:
-        warn_about_order_and_missing_topics(run, context)
-    return run
 
 
 Blocks = Iterator[tuple[int, list[bytes]]]
@@ -227,7 +264,8 @@ def _append(run: ParsedRun, topic: str, record: RunRecord) -> None:
 
 def _read_rows(
     run: ParsedRun, run_format: RunFormat, blocks: Blocks, context: RunContext, tag: str | None
-) -> None:
+) -> Iterator[int]:
+    """Parse the lines, yielding the number of rows accepted so far after each block."""
     reader = _Reader(run, run_format, context, tag)
     formula_ids = context.task_kind == "formula"
     layout = FAST_LAYOUTS.get((run_format, formula_ids))
@@ -239,14 +277,16 @@ def _read_rows(
         run.doc_column = "docno"
         for first, lines in blocks:
             document_rows(reader, first, lines)
+            yield len(run.columns)
         return
+    split = _split_openqa if run_format is RunFormat.ARQMATH_OPENQA else bytes.split
     for first, lines in blocks:
         if layout is not None:
             _fast_rows(reader, layout, first, lines)
-            continue
-        split = _split_openqa if run_format is RunFormat.ARQMATH_OPENQA else bytes.split
-        for lineno, raw in enumerate(lines, first):
-            reader.slow_line(lineno, split(raw))
+        else:
+            for lineno, raw in enumerate(lines, first):
+                reader.slow_line(lineno, split(raw))
+        yield len(run.columns)
 
 
 def _fast_rows(

@@ -23,7 +23,7 @@ from rest_framework.authtoken.models import Token
 
 from collection.models import RetrievalTask
 from config.access import is_organizer
-from pooling.formats import ParsedRun, read_run
+from pooling.formats import ParsedRun, RunReading
 from pooling.models import (
     RUN_DESCRIPTION_MAX_CHARS,
     RUN_TAG_VALIDATOR,
@@ -33,7 +33,7 @@ from pooling.models import (
     Team,
 )
 from pooling.services.runs_context import run_context, task_topic_ids
-from pooling.services.runs_storage import document_rows_store, run_rows_store
+from pooling.services.runs_storage import run_rows_stream
 
 ORGANIZER_FIELDS = ("is_baseline", "pool_as_primary", "depth_override")
 _HASH_CHUNK = 1024 * 1024
@@ -123,20 +123,33 @@ def _stored_file_name(name: str) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
+def _reading(
+    task: RetrievalTask, stream: BinaryIO, file_name: str, tag: str | None
+) -> tuple[RunReading, list[str]]:
+    """The file's reading against ``task`` and its collection, and notes on skipped checks."""
+    context, notes = run_context(task, task_topic_ids(task))
+    reading = RunReading(
+        stream, name=file_name, context=context, max_bytes=settings.RUN_FILE_MAX_BYTES, tag=tag
+    )
+    return reading, notes
+
+
+def _with_notes(parsed: ParsedRun, notes: list[str]) -> ParsedRun:
+    for note in notes:
+        parsed.warn(None, None, note)
+    return parsed
+
+
 def run_validate(
     *, task: RetrievalTask, stream: BinaryIO, file_name: str, tag: str | None = None
 ) -> ParsedRun:
     """Parse and check a run file against ``task`` and the collection; store nothing.
 
     With ``tag`` (the tag the run is submitted under) every row's tag column must equal it."""
-    topic_ids = task_topic_ids(task)
-    context, notes = run_context(task, topic_ids)
-    parsed = read_run(
-        stream, name=file_name, context=context, max_bytes=settings.RUN_FILE_MAX_BYTES, tag=tag
-    )
-    for note in notes:
-        parsed.warn(None, None, note)
-    return parsed
+    reading, notes = _reading(task, stream, file_name, tag)
+    for _ in reading.rows():
+        pass
+    return _with_notes(reading.finish(), notes)
 
 
 def run_submit(
@@ -155,7 +168,7 @@ def run_submit(
     ignore_deadline: bool = False,
     now: datetime | None = None,
 ) -> RunSubmission:
-    """Validate the whole file, then store the run and its rows in one transaction.
+    """Validate the whole file and store the run and its rows, in one transaction.
 
     Raises SubmissionRefused (deadline, limits, tag) before reading the file and
     RunValidationError (with the line-numbered report) when the file has any error; in both
@@ -173,10 +186,7 @@ def run_submit(
     _check_run_limits(task, team, tag, role)
     checksum = _file_checksum(stream)
     file_name = _stored_file_name(file_name)
-    parsed = run_validate(task=task, stream=stream, file_name=file_name, tag=tag)
-    if not parsed.ok:
-        raise RunValidationError(parsed.report())
-    report = parsed.report()
+    reading, notes = _reading(task, stream, file_name, tag)
     values = {
         "role": role,
         "is_manual": is_manual,
@@ -184,21 +194,25 @@ def run_submit(
         "description": description,
         "file_name": file_name,
         "checksum": checksum,
-        "file_format": parsed.format.value if parsed.format else "",
-        "row_count": len(parsed.columns),
         "status": Run.Status.ACCEPTED,
-        "report": report,
         "uploaded_by": uploaded_by,
         "uploaded_at": now,
         **(organizer_fields or {}),
     }
-    run, created = _store(task, team, tag, parsed, values)
+    run, created, report = _store(task, team, tag, reading, notes, values)
     return RunSubmission(run=run, created=created, warnings=report["warnings"])
 
 
 def _store(
-    task: RetrievalTask, team: Team, tag: str, parsed: ParsedRun, values: dict[str, Any]
-) -> tuple[Run, bool]:
+    task: RetrievalTask,
+    team: Team,
+    tag: str,
+    reading: RunReading,
+    notes: list[str],
+    values: dict[str, Any],
+) -> tuple[Run, bool, dict[str, Any]]:
+    """Store the run while its file is read (run_rows_stream); a file with any error rolls
+    everything back and raises RunValidationError."""
     topic_ids = task_topic_ids(task)
     with transaction.atomic():
         # Lock the team so two uploads cannot both pass the run limits or race on one tag.
@@ -213,10 +227,17 @@ def _store(
             for name, value in values.items():
                 setattr(run, name, value)
             run.version += 1
-            run.save()
-        store = document_rows_store if parsed.doc_column == "docno" else run_rows_store
-        store(run_id=run.pk, columns=parsed.columns, topic_ids=topic_ids)
-    return run, created
+        parsed = _with_notes(
+            run_rows_stream(run_id=run.pk, reading=reading, topic_ids=topic_ids), notes
+        )
+        report = parsed.report()
+        if not parsed.ok:
+            raise RunValidationError(report)  # leaving the block rolls the rows back
+        run.file_format = parsed.format.value if parsed.format else ""
+        run.row_count = len(parsed.columns)
+        run.report = report
+        run.save()
+    return run, created, report
 
 
 def team_ensure(*, name: str) -> tuple[Team, bool]:

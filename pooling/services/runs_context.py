@@ -37,8 +37,10 @@ def _chunks(ids: set[_Id]) -> Iterator[list[_Id]]:
 
 
 def _postgres_rows(sql: str, ids: set[int]) -> list[tuple[int, ...]]:
+    # One array literal as text ('{1,2,3}'::bigint[]): psycopg2 would send a list as
+    # ARRAY[1,2,3], an expression of 100,000 constants that costs PostgreSQL 3x more to plan.
     with connection.cursor() as cursor:
-        cursor.execute(sql, [list(ids)])
+        cursor.execute(sql, ["{" + repr(list(ids))[1:-1] + "}"])  # '{1, 2, 3}'; ints only
         return list(cursor.fetchall())
 
 
@@ -72,7 +74,7 @@ def answer_posts(ids: set[int]) -> set[int]:
     """The subset of ``ids`` that are answer posts of the collection."""
     if connection.vendor == "postgresql":
         table = Post._meta.db_table
-        where = f"FROM {table} WHERE kind = {int(Post.Kind.ANSWER)} AND id = ANY(%s)"
+        where = f"FROM {table} WHERE kind = {int(Post.Kind.ANSWER)} AND id = ANY(%s::bigint[])"
         # The usual case is a valid file: count first, fetch the ids only when some are not.
         if _postgres_rows(f"SELECT count(*) {where}", ids)[0][0] == len(ids):
             return ids
@@ -88,7 +90,7 @@ def formula_posts(ids: set[int]) -> Mapping[int, int]:
     """Formula id -> post id, for the ids the collection's formula index knows."""
     if connection.vendor == "postgresql":
         table = Formula._meta.db_table
-        sql = f"SELECT formula_id, post_id FROM {table} WHERE formula_id = ANY(%s)"  # noqa: S608
+        sql = f"SELECT formula_id, post_id FROM {table} WHERE formula_id = ANY(%s::bigint[])"  # noqa: S608
         return {row[0]: row[1] for row in _postgres_rows(sql, ids)}
     found: dict[int, int] = {}
     for chunk in _chunks(ids):
