@@ -7,8 +7,8 @@ rows new or changed. Imports them with ``collection_import`` (the ledger path th
 ``import_collection`` runs) into a scratch database, and prints rows/s and peak memory:
 
 - the first import, file by file: posts, comments, formulas (with the time of index builds and
-  foreign-key checks), SLT (with where its time goes: staging COPY, ANALYZE, the join
-  setting changed rows apart, visual ids, UPDATE, index rebuild);
+  foreign-key checks), SLT (with where its time goes: parsing + COPY into the MathML table,
+  its foreign-key check, visual ids recomputed);
 - the physical limit, in the same run: a raw ``COPY`` of the same formula rows, already in COPY
   text, into a bare copy of the formula table (no indexes, no foreign keys), and, for context,
   into one with the formula table's indexes;
@@ -80,16 +80,11 @@ def _timed(label: str, rows_label: str, action):  # type: ignore[no-untyped-def]
 
 
 class _StatementTimer:
-    """A Django execute wrapper adding up the time of index builds, foreign-key checks, and
-    (for SLT) the staging table's statistics, the join that sets the changed rows apart, and
-    the UPDATE."""
+    """A Django execute wrapper adding up the time of index builds and foreign-key checks."""
 
     def __init__(self) -> None:
         self.indexes = 0.0
         self.foreign_keys = 0.0
-        self.analyze = 0.0
-        self.changes = 0.0
-        self.update = 0.0
         self.steps: dict[str, float] = {}  # SLT steps timed whole (timed_steps)
 
     def __call__(self, execute, sql, params, many, context):  # type: ignore[no-untyped-def]
@@ -102,22 +97,16 @@ class _StatementTimer:
                 self.indexes += spent
             elif "ADD CONSTRAINT" in sql and "FOREIGN KEY" in sql:
                 self.foreign_keys += spent
-            elif sql.startswith("ANALYZE"):
-                self.analyze += spent
-            elif sql.startswith("CREATE TEMPORARY TABLE") and "_changes" in sql:
-                self.changes += spent
-            elif sql.startswith("UPDATE"):
-                self.update += spent
 
 
 @contextmanager
 def timed_steps(phases: _StatementTimer) -> Iterator[None]:
-    """Time two steps of the SLT pass whole, by wrapping them where slt_load finds them:
-    parsing + COPY into the staging table (+ its ANALYZE), and the visual ids recomputed with
-    lxml (their query, fetch and staging)."""
-    from collection.services.collection_import import formulas
+    """Time two steps of a first SLT pass whole, by wrapping them where slt_load finds them:
+    parsing + COPY into the MathML table (+ its foreign-key check), and the visual ids
+    recomputed with lxml (their query, fetch, staging and update)."""
+    from collection.services.collection_import import slt
 
-    originals = {name: getattr(formulas, name) for name in ("_stage_slt", "_stage_visual_ids")}
+    originals = {name: getattr(slt, name) for name in ("_load_first", "_recompute_visual_ids")}
 
     def wrap(name: str, function):  # type: ignore[no-untyped-def]
         def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -130,12 +119,12 @@ def timed_steps(phases: _StatementTimer) -> Iterator[None]:
         return timed
 
     for name, function in originals.items():
-        setattr(formulas, name, wrap(name, function))
+        setattr(slt, name, wrap(name, function))
     try:
         yield
     finally:
         for name, function in originals.items():
-            setattr(formulas, name, function)
+            setattr(slt, name, function)
 
 
 def raw_copy(copy_text: Path, *, indexes: bool) -> int:
@@ -145,14 +134,15 @@ def raw_copy(copy_text: Path, *, indexes: bool) -> int:
     like = "INCLUDING ALL" if indexes else "INCLUDING DEFAULTS"
     columns = (
         "formula_id, post_id, thread_id, location, comment_id, visual_id, old_visual_id, "
-        "issue, latex, slt"
+        "issue, latex"
     )
     return _raw_copy(f"(LIKE collection_formula {like})", columns, copy_text)
 
 
 def raw_copy_slt(copy_text: Path) -> int:
-    """COPY the SLT rows (formula id, MathML), already in COPY text, into a bare regular table:
-    the floor of any way to get those bytes into PostgreSQL. Rolled back afterwards."""
+    """COPY the SLT rows that carry MathML (formula id, MathML), already in COPY text, into a
+    bare regular table: the floor of any way to get those bytes into PostgreSQL. Rolled back
+    afterwards."""
     return _raw_copy("(formula_id bigint, slt text)", "formula_id, slt", copy_text)
 
 
@@ -185,7 +175,7 @@ def _write_copy_text(dump, folder: Path) -> tuple[Path, Path]:  # type: ignore[n
     with formulas.open("w", encoding="utf-8") as out:
         out.writelines(formula_index_copy_lines(dump.formulas))
     with slt.open("w", encoding="utf-8") as out:
-        out.writelines(slt_copy_lines(dump.slt))
+        out.writelines(slt_copy_lines(dump.slt, with_empty=False))
     return formulas, slt
 
 
@@ -217,16 +207,12 @@ def first_import(dump, connection) -> dict[str, float]:  # type: ignore[no-untyp
                 f"{phases.indexes:.2f} s, validating foreign keys {phases.foreign_keys:.2f} s"
             )
         elif role == "slt":
-            staging = phases.steps["_stage_slt"] - phases.analyze
-            visual = phases.steps["_stage_visual_ids"]
-            known = staging + phases.analyze + phases.changes + visual + phases.update
+            copying = phases.steps["_load_first"] - phases.foreign_keys
+            visual = phases.steps["_recompute_visual_ids"]
             print(
-                f"  of which: parsing + COPY into the staging table {staging:.2f} s, its ANALYZE "
-                f"{phases.analyze:.2f} s, the join setting changed rows apart "
-                f"{phases.changes:.2f} s, "
-                f"visual ids recomputed with lxml {visual:.2f} s, UPDATE {phases.update:.2f} s, "
-                f"rebuilding indexes {phases.indexes:.2f} s, the rest "
-                f"{seconds - known - phases.indexes:.2f} s"
+                f"  of which: parsing + COPY into the MathML table {copying:.2f} s, validating "
+                f"its foreign key {phases.foreign_keys:.2f} s, visual ids recomputed "
+                f"{visual:.2f} s, the rest {seconds - copying - phases.foreign_keys - visual:.2f} s"
             )
     print(f"first import, all four files: {sum(spent.values()):.2f} s", flush=True)
     return spent

@@ -129,12 +129,12 @@ def load_collection(topics: int) -> None:
         Post, ("id", "thread_id", "kind", "body", "score"), ((p, p // 3, 2, "b", 0) for p in posts)
     )
     fields = ["formula_id", "post_id", "thread_id", "location", "visual_id", "latex"]
-    fields += ["old_visual_id", "issue", "slt"]
+    fields += ["old_visual_id", "issue"]
     bulk_insert(
         Formula,
         fields,
         (
-            (f, f // 2, f // 6, "answer", str(f // INSTANCES_PER_VISUAL_ID), "x", "", "", "")
+            (f, f // 2, f // 6, "answer", str(f // INSTANCES_PER_VISUAL_ID), "x", "", "")
             for t in range(topics)
             for f in (formula_of(t, i) for i in range(UNIVERSE))
         ),

@@ -10,6 +10,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from django.utils import timezone
 
+from collection.formats.visual_ids import COMPUTED_PREFIX
+
 TOPIC_NUMBER_MAX_CHARS = 64
 DOCNO_MAX_CHARS = 200
 
@@ -255,13 +257,37 @@ class Formula(models.Model):
     old_visual_id = models.CharField(max_length=40, blank=True)
     issue = models.CharField(max_length=20, blank=True)
     latex = models.TextField()
-    slt = models.TextField(blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["visual_id"], name="formula_visual_id")]
+        indexes = [
+            models.Index(fields=["visual_id"], name="formula_visual_id"),
+            # The few formulas whose visual id was computed (the index gave none): an SLT load
+            # recomputes theirs without reading the 28 million others.
+            models.Index(
+                fields=["formula_id"],
+                condition=models.Q(visual_id__startswith=COMPUTED_PREFIX),
+                name="formula_computed_visual_id",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Formula {self.formula_id}"
+
+
+class FormulaSlt(models.Model):
+    """A formula's Presentation MathML (symbol layout tree), from the SLT file.
+
+    A table of its own, holding only the formulas that have MathML: the SLT pass is then a COPY
+    into it (28 million rows at ARQMath's size), not an update of every formula row.
+    """
+
+    formula = models.OneToOneField(
+        Formula, on_delete=models.CASCADE, primary_key=True, related_name="slt"
+    )
+    mathml = models.TextField()
+
+    def __str__(self) -> str:
+        return f"SLT of formula {self.formula_id}"
 
 
 class CollectionImport(models.Model):

@@ -39,7 +39,7 @@ _HEADERS = {tuple(h): h for h in (V3_HEADER, FIVE_COLUMN_HEADER, SIX_COLUMN_HEAD
 
 # A plain tuple, not a NamedTuple: building a NamedTuple costs a Python-level call per row,
 # a third of the parse time of a large index. Columns in FORMULA_COLUMNS order.
-FormulaRow = tuple[int, int, int, str, int | None, str, str, str, str, str]
+FormulaRow = tuple[int, int, int, str, int | None, str, str, str, str]
 FORMULA_COLUMNS = (
     "formula_id",
     "post_id",
@@ -50,7 +50,6 @@ FORMULA_COLUMNS = (
     "old_visual_id",
     "issue",
     "latex",
-    "slt",  # always "" here: SLT comes from its own file
 )
 
 
@@ -109,7 +108,6 @@ def _v3_rows(reader: TsvReader, rows: Iterator[list[str]]) -> Iterator[FormulaRo
                 old,
                 issue,
                 latex,
-                "",
             )
         except ValueError:
             raise _bad_row(reader, row, V3_HEADER) from None
@@ -142,7 +140,6 @@ def _short_rows(
                 "",
                 "",
                 latex,
-                "",
             )
         except ValueError:
             raise _bad_row(reader, row, header) from None
@@ -160,7 +157,6 @@ COPY_COLUMNS = (
     "visual_id",
     "issue",
     "latex",
-    "slt",
 )
 
 
@@ -193,15 +189,15 @@ def _v3_copy_lines(reader: TsvReader, rows: Iterator[list[str]]) -> Iterator[str
             old = escape(old)
         if issue:
             issue = escape(issue)
-        yield f"{fid}\t{pid}\t{tid}\t{location}\t{cid or NULL}\t{old}\t{vid}\t{issue}\t{latex}\t\n"
+        yield f"{fid}\t{pid}\t{tid}\t{location}\t{cid or NULL}\t{old}\t{vid}\t{issue}\t{latex}\n"
 
 
 def _copy_line(row: FormulaRow) -> str:
-    fid, pid, tid, location, cid, vid, old, issue, latex, slt = row
+    fid, pid, tid, location, cid, vid, old, issue, latex = row
     comment = NULL if cid is None else str(cid)
     return (
         f"{fid}\t{pid}\t{tid}\t{location}\t{comment}\t{escape(old)}\t{vid}\t{escape(issue)}"
-        f"\t{escape(latex)}\t{escape(slt)}\n"
+        f"\t{escape(latex)}\n"
     )
 
 
@@ -313,18 +309,26 @@ def parse_slt(path: str | Path, progress: RowProgress | None = None) -> Iterator
 
 @dataclass
 class SltStats:
-    """What slt_copy_lines() saw on the way: rows with MathML, and whether the ids only rose
-    (then no id can be repeated)."""
+    """What slt_copy_lines() saw on the way: rows, rows with MathML, and whether the ids only
+    rose (then no id can be repeated)."""
 
+    rows: int = 0
     given: int = 0
     ascending: bool = True
 
 
 def slt_copy_lines(
-    path: str | Path, progress: RowProgress | None = None, stats: SltStats | None = None
+    path: str | Path,
+    progress: RowProgress | None = None,
+    stats: SltStats | None = None,
+    *,
+    with_empty: bool = True,
 ) -> Iterator[str]:
     """The rows of an SLT TSV as PostgreSQL COPY text lines ``formula_id, slt``: the checks and
-    values of parse_slt(), without a tuple per row (28 million rows at ARQMath's size)."""
+    values of parse_slt(), without a tuple per row (28 million rows at ARQMath's size).
+
+    ``with_empty=False`` leaves out the rows without MathML (checked all the same): a first
+    load stores only the MathML there is."""
     stats = stats if stats is not None else SltStats()
     last, count = None, 0
     with open_text(path) as handle:
@@ -338,11 +342,12 @@ def slt_copy_lines(
             if mathml:
                 stats.given += 1
                 yield f"{formula_id}\t{escape(mathml)}\n"
-            else:
+            elif with_empty:
                 yield f"{formula_id}\t\n"
             if progress is not None and not count & 8191:
                 progress.rows = count
                 progress.bytes_read = handle.buffer.tell()
+        stats.rows = count
         if progress is not None:
             progress.rows = count
             progress.bytes_read = handle.buffer.tell()

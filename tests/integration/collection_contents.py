@@ -3,9 +3,16 @@
 from django.db import connection
 
 from bench.collection_dump import DumpFiles
+from collection.models import FormulaSlt
 from collection.services import CollectionImportReport, collection_import
 
-TABLES = ("collection_thread", "collection_post", "collection_comment", "collection_formula")
+TABLES = (
+    "collection_thread",
+    "collection_post",
+    "collection_comment",
+    "collection_formula",
+    "collection_formulaslt",
+)
 
 
 def contents() -> dict[str, tuple[int, str]]:
@@ -21,6 +28,12 @@ def contents() -> dict[str, tuple[int, str]]:
             count, digest = cursor.fetchone()
             found[table] = (int(count), str(digest))
     return found
+
+
+def mathml_of(formula_id: int) -> str:
+    """A formula's stored MathML ("" when it has none)."""
+    found = FormulaSlt.objects.filter(formula_id=formula_id).values_list("mathml", flat=True)
+    return found.first() or ""
 
 
 def truncate_collection() -> None:

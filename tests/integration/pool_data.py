@@ -11,7 +11,7 @@ from tests.factories.collection import TopicFactory
 from tests.factories.pooling import RunFactory, TeamFactory
 
 FORMULA_FIELDS = [*("formula_id", "post_id", "thread_id", "location", "visual_id", "latex")]
-FORMULA_FIELDS += ["old_visual_id", "issue", "slt"]
+FORMULA_FIELDS += ["old_visual_id", "issue"]
 T = TypeVar("T")
 ROW_FIELDS = ("run_id", "topic_id", "post_id", "formula_id", "rank", "score", "answer", "sources")
 
@@ -71,10 +71,9 @@ def formula_collection(formulas: int, visual_ids: int) -> dict[int, str]:
             "latex",
             "old_visual_id",
             "issue",
-            "slt",
         ),
         (
-            (f, f // 2, (f // 2) // 3, "answer", visual[f], f"x_{f}", "", "", "")
+            (f, f // 2, (f // 2) // 3, "answer", visual[f], f"x_{f}", "", "")
             for f in range(formulas)
         ),
     )

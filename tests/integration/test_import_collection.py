@@ -13,6 +13,7 @@ from collection.formats.errors import ImportFileError
 from collection.formats.visual_ids import canonical_latex, computed_visual_id, visual_id_for
 from collection.models import Comment, Formula, Post, Thread
 from collection.services import CollectionImportReport, ImportProgress, collection_import
+from tests.integration.collection_contents import mathml_of
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +72,7 @@ def test_sample_imports_threads_posts_comments_formulas_when_given_every_file() 
     assert Formula.objects.get(formula_id=4).issue == "d"
     # Given visual ids stay; SLT is stored alongside.
     assert Formula.objects.get(formula_id=2).visual_id == "5002"
-    assert Formula.objects.get(formula_id=2).slt.startswith("<math")
+    assert mathml_of(2).startswith("<math")
     assert Formula.objects.get(formula_id=8).visual_id == computed_visual_id(
         canonical_latex("|x|^2 \\geq 0")
     )
@@ -86,11 +87,11 @@ def test_slt_recomputes_computed_visual_ids_when_the_index_gave_none() -> None:
     assert (report.formulas, report.slt) == (6, 3)
     ids = dict(Formula.objects.values_list("formula_id", "visual_id"))
     # 5 and 6 differ in LaTeX braces but render the same: their SLTs agree.
-    assert ids[5] == ids[6] == visual_id_for(latex="", slt=Formula.objects.get(formula_id=5).slt)
+    assert ids[5] == ids[6] == visual_id_for(latex="", slt=mathml_of(5))
     assert ids[5] != computed_visual_id(canonical_latex("\\sum_{n=1}^\\infty \\frac{1}{n}"))
     # 3 has an empty SLT cell: its LaTeX-based id stays.
     assert ids[3] == computed_visual_id(canonical_latex("x^2 = x \\cdot x"))
-    assert Formula.objects.get(formula_id=3).slt == ""
+    assert mathml_of(3) == ""
 
 
 POSTS_HEAD = '<?xml version="1.0" encoding="utf-8"?>\n<posts>\n'

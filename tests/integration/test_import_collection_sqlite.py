@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from bench.collection_dump import DumpFiles, write_dump
+from tests.integration.collection_contents import TABLES
 
 REPO = Path(__file__).resolve().parents[2]
-TABLES = ("collection_thread", "collection_post", "collection_comment", "collection_formula")
 
 
 def manage(database: Path, *arguments: str) -> str:

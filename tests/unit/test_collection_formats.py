@@ -223,7 +223,7 @@ def test_parse_posts_names_file_and_line_when_a_row_is_bad(
 def test_parse_formula_index_reads_the_v3_form_when_the_header_says_so() -> None:
     rows = list(parse_formula_index(SAMPLE / "formulas-v3.tsv"))
     assert len(rows) == 8
-    assert rows[0] == (1, 10, 10, "question", None, "5001", "900", "", "x^2 \\geq 0", "")
+    assert rows[0] == (1, 10, 10, "question", None, "5001", "900", "", "x^2 \\geq 0")
     assert rows[3][7] == "d"
     assert rows[4][8] == "\\sum_{n=1}^\\infty \\frac{1}{n}"  # a quoted cell, unquoted
     assert rows[6][3:5] == ("comment", 100)
@@ -243,7 +243,7 @@ def test_parse_formula_index_reads_the_six_column_form_when_it_has_visual_ids(
 ) -> None:
     text = "id\tpost_id\tthread_id\ttype\tvisual_id\tformula\n9\t1\t1\ttitle\t0042\tx\n"
     [row] = parse_formula_index(write(tmp_path, "f.tsv", text))
-    assert row == (9, 1, 1, "title", None, "42", "", "", "x", "")
+    assert row == (9, 1, 1, "title", None, "42", "", "", "x")
 
 
 @pytest.mark.parametrize(
@@ -336,13 +336,13 @@ def test_copy_lines_carry_the_parsed_rows_when_read_back(name: str) -> None:
     assert len(lines) == len(rows)
     for row, line in zip(rows, lines, strict=True):
         assert line.endswith("\n")
-        fid, pid, tid, location, cid, old, vid, issue, latex, slt = map(
+        fid, pid, tid, location, cid, old, vid, issue, latex = map(
             copy_unescape, line[:-1].split("\t")
         )
         assert (fid, pid, tid, location, cid) == tuple(
             None if v is None else str(v) for v in row[:5]
         )
-        assert (vid, old, issue, latex, slt) == row[5:]
+        assert (vid, old, issue, latex) == row[5:]
 
 
 @settings(max_examples=60, deadline=None)

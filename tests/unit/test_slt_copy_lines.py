@@ -72,3 +72,10 @@ def test_slt_copy_lines_name_the_line_when_an_id_is_not_a_number(tmp_path: Path)
     path.write_text("id\tformula\n1\t<math/>\nx2\t<math/>\n", encoding="utf-8")
     with pytest.raises(ImportFileError, match=r"^slt.tsv line 3: id is not an integer: 'x2'"):
         list(slt_copy_lines(path))
+
+
+def test_slt_copy_lines_leave_out_rows_without_mathml_when_told_but_count_them() -> None:
+    stats = SltStats()
+    lines = list(slt_copy_lines(SAMPLE, stats=stats, with_empty=False))
+    assert [int(line.split("\t")[0]) for line in lines] == [2, 5, 6]  # 3 has an empty cell
+    assert (stats.rows, stats.given) == (4, 3)

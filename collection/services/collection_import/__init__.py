@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from collection.models import CollectionImport, Comment, Formula, Post, Thread
 from collection.services.collection_import import ledger
-from collection.services.collection_import.formulas import formulas_load, slt_load
+from collection.services.collection_import.formulas import formulas_load
 from collection.services.collection_import.ledger import CollectionImportBusy
 from collection.services.collection_import.posts import comments_load, posts_load
 from collection.services.collection_import.progress import (
@@ -36,6 +36,7 @@ from collection.services.collection_import.progress import (
     ProgressCallback,
     RowChanges,
 )
+from collection.services.collection_import.slt import slt_load
 from collection.services.collection_import.staging import LoadPath, load_path, table_is_empty
 
 __all__ = [

@@ -1,13 +1,11 @@
-"""Formula instances of the ARQMath formula index, and their Presentation MathML (SLT).
+"""Formula instances of the ARQMath formula index (their MathML is slt.py's).
 
 The index loads like posts (staging.py): straight into an empty table, else staged and
-upserted. The SLT file always goes through a staging table, then one ``UPDATE … FROM`` sets
-the MathML of the formulas whose MathML differs: no ORM round trip per chunk.
+upserted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 from django.db import connection, transaction
@@ -15,22 +13,17 @@ from django.db import connection, transaction
 from collection.bulkload import (
     bulk_insert,
     copy_lines,
-    foreign_keys_check,
-    index_rebuild_window,
 )
 from collection.formats.errors import ImportFileError
 from collection.formats.formula_index import (
     COPY_COLUMNS,
     FORMULA_COLUMNS,
-    SltStats,
     formula_index_copy_lines,
     formula_index_lines,
     parse_formula_index,
-    parse_slt,
-    slt_copy_lines,
 )
-from collection.formats.visual_ids import COMPUTED_PREFIX, visual_id_for
-from collection.models import Formula
+from collection.formats.visual_ids import COMPUTED_PREFIX
+from collection.models import Formula, FormulaSlt
 from collection.services.collection_import.progress import (
     FileChanges,
     ProgressCallback,
@@ -51,9 +44,7 @@ from collection.services.integrity import BadKey
 # A conservative guess of an index row's size (ARQMath's average is ~80 bytes): too low a
 # guess only means rebuilding an index a little more often than it pays.
 FORMULA_ROW_BYTES = 100
-VISUAL_ID_BATCH = 5_000
-# Compared as they are; visual_id has its own rule (_formula_changed) and slt is not the
-# index's to compare (it comes from the SLT file).
+# Compared as they are; visual_id has its own rule (_formula_changed).
 _COMPARED = ("post_id", "thread_id", "location", "comment_id", "old_visual_id", "issue", "latex")
 
 
@@ -86,11 +77,20 @@ def _stage_formulas(path: str | Path, reporter: Reporter) -> FileChanges:
     twice = stage.repeated_key("formula_id")
     if twice is not None:
         raise _repeated_formula(path, twice)
-    # An updated row takes the index's empty slt: its MathML was for the old row, and the
-    # ledger has the SLT file applied again after any change of the formulas.
-    changes = {"formulas": stage.upsert("formula_id", _formula_changed)}
+    changes = {"formulas": stage.upsert("formula_id", _formula_changed, then=_forget_mathml)}
     stage.drop()
     return changes
+
+
+def _forget_mathml(changes: str) -> None:
+    """An updated formula loses its MathML, which was for the old row: the ledger has the SLT
+    file applied again after any change of the formulas."""
+    slt = connection.ops.quote_name(FormulaSlt._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {slt} WHERE formula_id IN "  # noqa: S608
+            f"(SELECT formula_id FROM {changes} WHERE is_new = 0)"
+        )
 
 
 def _repeated_formula(path: str | Path, formula_id: int) -> ImportFileError:
@@ -148,117 +148,3 @@ def formulas_load(path: str | Path, progress: ProgressCallback | None = None) ->
             )
     reporter.report()
     return loaded
-
-
-def _stage_slt(path: str | Path, reporter: Reporter) -> tuple[StagingTable, SltStats]:
-    """The file's (formula id, MathML) rows in a staging table, with what was seen on the way."""
-    stage = StagingTable(Formula, ["formula_id", "slt"], "import_stage_slt")
-    stats = SltStats()
-    if connection.vendor == "postgresql":
-        lines = slt_copy_lines(path, reporter.state, stats)
-        stage.load_lines(lines, progress=lambda _: reporter.tick(0))
-    else:
-        stage.load(_slt_rows(path, reporter, stats))
-    stage.analyze()
-    return stage, stats
-
-
-def _slt_rows(path: str | Path, reporter: Reporter, stats: SltStats) -> Iterator[tuple[int, str]]:
-    """(formula id, MathML) rows for bulk_insert (off PostgreSQL), noting what slt_copy_lines
-    notes."""
-    last = None
-    for row in reporter.watch(parse_slt(path, reporter.state)):
-        stats.given += bool(row.slt)
-        if last is not None and row.formula_id <= last:
-            stats.ascending = False
-        last = row.formula_id
-        yield row.formula_id, row.slt
-
-
-def _formula_table() -> str:
-    return connection.ops.quote_name(Formula._meta.db_table)
-
-
-def _slt_line(path: str | Path, formula_id: int) -> int | None:
-    return next((row.line for row in parse_slt(path) if row.formula_id == formula_id), None)
-
-
-def _slt_changes(path: str | Path, stage: StagingTable, stats: SltStats) -> StagingTable:
-    """The staged rows whose MathML differs from the stored one, set apart by one join that
-    also finds the ids the index does not have (refused, with their line)."""
-    if not stats.ascending:  # rising ids cannot repeat: the check is needed only otherwise
-        twice = stage.repeated_key("formula_id")
-        if twice is not None:
-            lines = (row.line for row in parse_slt(path) if row.formula_id == twice)
-            raise repeated(path, "formula", twice, lines)
-    changes = StagingTable(
-        Formula,
-        ["formula_id", "slt"],
-        "import_stage_slt_changes",
-        select=(
-            "SELECT s.formula_id, s.slt, CASE WHEN f.formula_id IS NULL THEN 1 ELSE 0 END "  # noqa: S608
-            f"AS missing FROM {stage.name} s LEFT JOIN {_formula_table()} f "
-            "ON f.formula_id = s.formula_id "
-            "WHERE f.formula_id IS NULL OR f.slt IS DISTINCT FROM s.slt"
-        ),
-    )
-    missing = changes._execute(
-        f"SELECT formula_id FROM {changes.name} WHERE missing = 1 "  # noqa: S608
-        "ORDER BY formula_id LIMIT 1"
-    )
-    if missing:
-        formula_id = int(missing[0][0])
-        raise ImportFileError(
-            path, _slt_line(path, formula_id), f"formula {formula_id} is not in the formula index"
-        )
-    return changes
-
-
-def _stage_visual_ids(changes: StagingTable) -> StagingTable:
-    """New visual ids of the formulas whose id was computed (the index gave none) and whose
-    MathML changes: DESIGN.md prefers the SLT's symbol layout to the LaTeX. ARQMath's v3 index
-    gives every visual id, so this is empty there; lxml works only for the rest."""
-    visual_ids = StagingTable(Formula, ["formula_id", "visual_id"], "import_stage_visual_id")
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(
-            f"SELECT c.formula_id, f.latex, c.slt FROM {changes.name} c "  # noqa: S608
-            f"JOIN {_formula_table()} f ON f.formula_id = c.formula_id "
-            f"WHERE f.visual_id LIKE '{COMPUTED_PREFIX}%'"
-        )
-        while batch := cursor.fetchmany(VISUAL_ID_BATCH):
-            visual_ids.load(
-                (formula_id, visual_id_for(latex=latex, slt=mathml))
-                for formula_id, latex, mathml in batch
-            )
-    return visual_ids
-
-
-def slt_load(path: str | Path, progress: ProgressCallback | None = None) -> FileChanges:
-    """Presentation MathML of stored formulas (an SLT TSV keyed by formula id).
-
-    A visual id the index did not give is recomputed from the SLT, as DESIGN.md prefers it. A
-    row with an empty MathML cell (a failed conversion) leaves its formula without MathML.
-    Every formula of the file must be in the index, once. An update of half the table or more
-    (a first SLT load) rebuilds the formula table's plain indexes afterwards instead of adding
-    an entry per updated row to each.
-    """
-    reporter = Reporter("slt", path, progress)
-    with transaction.atomic():
-        stage, stats = _stage_slt(path, reporter)
-        changes = _slt_changes(path, stage, stats)
-        visual_ids = _stage_visual_ids(changes)
-        with index_rebuild_window(Formula, new_entries=changes.rows):
-            updated = changes._execute(
-                f"UPDATE {_formula_table()} AS f SET slt = c.slt, "  # noqa: S608
-                "visual_id = COALESCE(v.visual_id, f.visual_id) "
-                f"FROM {changes.name} c LEFT JOIN {visual_ids.name} v "
-                "ON v.formula_id = c.formula_id WHERE f.formula_id = c.formula_id"
-            )
-            # Rows inserted earlier in the same transaction (a caller's atomic block) queue a
-            # foreign-key re-check per update, and CREATE INDEX refuses a table with pending
-            # ones: run them now (nothing to run when the formulas were committed before).
-            foreign_keys_check(Formula)
-        for table in (visual_ids, changes, stage):
-            table.drop()
-    reporter.report()
-    return {"slt": RowChanges(stats.given, 0, updated, stage.rows - updated)}

@@ -133,14 +133,17 @@ class StagingTable:
     def _column(self, field: str) -> str:
         return self.columns[self.fields.index(field)]
 
-    def upsert(self, key: str, changed: ChangedSql) -> RowChanges:
+    def upsert(
+        self, key: str, changed: ChangedSql, *, then: Callable[[str], None] | None = None
+    ) -> RowChanges:
         """Insert the staged rows that are new, update those that differ from the stored row.
 
         The changed rows are first set apart (one join of staging and stored table), so that
         the insert touches only them and the counts come for free. A load that changes at
         least as many rows as the table holds goes through bulk_load_window (foreign keys
         checked once, plain indexes rebuilt); a smaller one has its deferred foreign keys
-        checked at the end, here, where an error can still name the file.
+        checked at the end, here, where an error can still name the file. ``then`` is given
+        the (quoted) name of the table of changed rows (``is_new`` 1 or 0) before it goes.
         """
         k = self._column(key)
         changes = connection.ops.quote_name(f"{self.raw_name}_changes")
@@ -165,6 +168,8 @@ class StagingTable:
         elif total:
             self._execute(insert)
             foreign_keys_check(self.model)
+        if then is not None:
+            then(changes)
         self._execute(f"DROP TABLE {changes}")
         return RowChanges(self.rows, added, total - added, self.rows - total)
 
