@@ -21,20 +21,22 @@ from assessment.agreement import (
     GRADES,
     RELEVANT_FROM,
     Agreement,
-    AssessorMean,
     ConfidenceInterval,
-    PairAgreement,
-    TopicMean,
-    assessor_means,
-    binary_pairs,
     bootstrap_ci,
     coincidences,
     kappa_of_pairs,
     krippendorff_alpha,
+    shared_pairs,
+)
+from assessment.agreement_tables import (
+    AssessorMean,
+    PairAgreement,
+    TopicMean,
+    assessor_means,
+    binary_pairs,
     mean_over_topics,
     pairwise_agreements,
     pooled_pairs,
-    shared_pairs,
 )
 from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
 from assessment.selectors.guidelines import guidelines_current

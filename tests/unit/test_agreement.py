@@ -15,16 +15,18 @@ from assessment.agreement import (
     FEWER_THAN_TWO,
     NO_VARIATION,
     Agreement,
-    assessor_means,
     binarize,
     bootstrap_ci,
     cohen_kappa,
     cohen_kappa_binary,
     kappa_of_pairs,
     krippendorff_alpha,
+    percentage_agreement,
+)
+from assessment.agreement_tables import (
+    assessor_means,
     mean_over_topics,
     pairwise_agreements,
-    percentage_agreement,
     pooled_pairs,
 )
 

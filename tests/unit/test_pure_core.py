@@ -23,6 +23,7 @@ PURE_MODULES = [
     "evaluation/readiness.py",
     "evaluation/answers.py",
     "assessment/agreement.py",
+    "assessment/agreement_tables.py",
     "assessment/guidelines.py",
     "assessment/guidelines_defaults.py",
     "assessment/guidelines_markdown.py",

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 from assessment.agreement import (
     Agreement,
-    binary_pairs,
     cohen_kappa,
     cohen_kappa_binary,
     kappa_of_pairs,
     shared_pairs,
 )
+from assessment.agreement_tables import binary_pairs
 from assessment.selectors.adjudication.disputes import SharedJudgments
 from assessment.selectors.guidelines import CurrentGuidelines
 
