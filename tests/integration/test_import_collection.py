@@ -94,6 +94,26 @@ def test_slt_recomputes_computed_visual_ids_when_the_index_gave_none() -> None:
     assert mathml_of(3) == ""
 
 
+def test_slt_visual_ids_follow_the_latex_when_the_same_mathml_is_malformed(
+    tmp_path: Path,
+) -> None:
+    formulas = tmp_path / "formulas.tsv"
+    formulas.write_text(
+        "id\tpost_id\tthread_id\ttype\tformula\n"
+        "1\t10\t10\tquestion\tx\n2\t10\t10\tquestion\ty\n3\t10\t10\tquestion\tz\n",
+        encoding="utf-8",
+    )
+    broken, good = "<math><mi>x</mi>", "<math><mi>z</mi></math>"
+    slt = tmp_path / "slt.tsv"
+    slt.write_text(f"id\tformula\n1\t{broken}\n2\t{broken}\n3\t{good}\n", encoding="utf-8")
+    import_sample(formulas=formulas, slt=slt)
+    ids = dict(Formula.objects.values_list("formula_id", "visual_id"))
+    # One MathML, canonicalized once, but unusable: each formula's own LaTeX decides.
+    assert ids[1] == visual_id_for(latex="x", slt=broken) == computed_visual_id("x")
+    assert ids[2] == visual_id_for(latex="y", slt=broken) == computed_visual_id("y")
+    assert ids[3] == visual_id_for(latex="z", slt=good) != computed_visual_id("z")
+
+
 POSTS_HEAD = '<?xml version="1.0" encoding="utf-8"?>\n<posts>\n'
 ORPHAN_ANSWER = (
     POSTS_HEAD + '  <row Id="40" PostTypeId="1" Title="t" Body="b" Tags="&lt;x&gt;"/>\n'
