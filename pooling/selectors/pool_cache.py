@@ -81,7 +81,8 @@ def cached_pool_export(task: RetrievalTask, kind: str) -> Iterator[str]:
     """``pool_export_lines(task, kind)``, from the cache when the pools did not change since.
 
     A miss streams the lines as they are read and caches the whole text (compressed: TSV
-    shrinks about tenfold) once the last line was sent; a download cut short caches nothing."""
+    shrinks three- to eightfold) once the last line was sent; a download cut short caches
+    nothing."""
     key = pool_cache_key(task, f"export-{kind}")
     if key is None:
         return pool_export_lines(task, kind)
@@ -101,7 +102,9 @@ def _caching(lines: Iterator[str], key: str) -> Iterator[str]:
     for line in lines:
         sent.append(line)
         yield line
-    cache.set(key, zlib.compress("".join(sent).encode(), 6), CACHE_SECONDS)
+    # Level 1: at full size a sixth of level 6's time (15 ms against 90 ms for 2 MB, spent on
+    # every miss) for entries about a third larger.
+    cache.set(key, zlib.compress("".join(sent).encode(), 1), CACHE_SECONDS)
 
 
 def pool_cache_warm(task: RetrievalTask) -> int:
