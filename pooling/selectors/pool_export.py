@@ -1,4 +1,4 @@
-"""The pool as tab-separated text (issue 4 "Exports"), one topic at a time.
+"""The pool as tab-separated text (issue 4 "Exports"), streamed a topic at a time.
 
 - hits: one row per hit — topic, pool item key (post id, visual id or generated-answer id),
   post id, formula id, display order, vote, and the contributing runs with their ranks;
@@ -6,6 +6,11 @@
   depth-k pool can be recomputed (DESIGN.md: the pool is kept annotated).
 Document tasks (issue 13 §3) name each item by its docno, and their hits file has no post or
 formula id columns: ``topic docno display_order vote runs`` and ``topic docno team run rank``.
+
+The whole task is read in two streamed queries (hits; items with their contributions joined in
+one text), whatever the number of topics: at full size (100 topics, 40 runs) a query pair per
+topic, and a Python row per contribution, took seconds (issue 14 §4). Ordering and
+spreadsheet-safe cells stay in Python, so PostgreSQL and the demo's SQLite write the same bytes.
 """
 
 from __future__ import annotations
@@ -79,10 +84,8 @@ _TopicPool = dict[tuple[int, str], list[_Contribution]]
 
 
 def _contributions_by_topic(target: RetrievalTask) -> Iterator[tuple[int, _TopicPool]]:
-    """Per topic of ``target`` that has contributions, in topic id order, its pool. One query
-    for the whole task, a row per item, read as it streams: a query per topic, or a row per
-    contribution, made the exports take seconds at full size (issue 14 §4); memory holds one
-    topic's pool at a time."""
+    """Per topic of ``target`` that has contributions, in topic id order, its pool; memory
+    holds one topic's pool at a time."""
     labels = _run_labels(target)
     rows = (
         PoolItem.objects.filter(topic__task=target)
@@ -143,7 +146,7 @@ def pool_hit_lines(task: RetrievalTask) -> Iterator[str]:
                 runs = _cell(",".join(f"{label.runs_cell}{rank}" for rank, _, label in found))
                 last, key_cell = item_id, _cell(key)
             ids = "" if documents else f"{_cell(post_id)}\t{_cell(formula_id)}\t"
-            yield (f"{number}\t{key_cell}\t{ids}{order}\t{_cell(f'{vote:.6f}')}\t{runs}\n")
+            yield f"{number}\t{key_cell}\t{ids}{order}\t{_cell(f'{vote:.6f}')}\t{runs}\n"
 
 
 def annotated_pool_lines(task: RetrievalTask) -> Iterator[str]:
