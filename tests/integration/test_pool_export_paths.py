@@ -14,14 +14,15 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 from collection.formats.spreadsheet import safe_cell
 from collection.models import RetrievalTask, Topic
-from pooling.models import Contribution, Hit, PoolItem, Run
+from pooling.models import Contribution, Hit, PoolBuild, PoolItem, Run
 from pooling.selectors.pool_export import pool_export_lines
 from pooling.selectors.pools import pool_stats
 from pooling.services.pools import pool_build
-from tests.factories.collection import CampaignFactory, RetrievalTaskFactory
+from tests.factories.collection import CampaignFactory, RetrievalTaskFactory, UserFactory
 from tests.factories.pooling import HitFactory, PoolItemFactory, RunFactory, TeamFactory
 from tests.integration.pool_data import (
     formula_collection,
@@ -109,6 +110,24 @@ def test_export_matches_a_topic_by_topic_reading_when_the_pool_spans_topics(
     prefix = "B" if kind == "formula" else "A"
     assert topics == {f"{prefix}.{n}" for n in (1, 2, 3)}  # the fourth has no pool
     assert "'=HYPERLINK(1)" in text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("built", [True, False], ids=["cacheable", "build-under-way"])
+def test_download_arrives_in_one_piece_not_a_write_per_line_when_the_export_is_small(
+    built: bool,
+) -> None:
+    task = build_export_pool("answer")
+    if not built:  # nothing is cached while a build runs: the lines are read fresh
+        PoolBuild.objects.create(task=task, status=PoolBuild.Status.RUNNING)
+    client = Client()
+    client.force_login(UserFactory.create(is_staff=True))
+
+    response = client.get(f"/pools/{task.pk}/export/hits.tsv")
+    pieces = list(response.streaming_content)  # type: ignore[attr-defined]
+
+    assert len(pieces) == 1  # under 64K characters: one write to the socket
+    assert b"".join(pieces).decode() == "".join(pool_export_lines(task, "hits"))
 
 
 @pytest.mark.django_db
