@@ -6,12 +6,14 @@ name and a tag a spreadsheet would run, two runs of one team, formula items with
 an orphaned item no run contributes any more, and a topic with no pool.
 """
 
+import json
 import os
 import subprocess
 import sys
 from collections import defaultdict
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -179,20 +181,59 @@ def _manage(database: Path, *arguments: str) -> str:
     return done.stdout
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("export", ["hits", "annotated"])
-def test_sqlite_export_has_the_same_bytes_as_postgresql_when_the_pool_is_the_same(
-    tmp_path: Path, export: str
-) -> None:
-    task = build_export_pool("formula")
-    database = tmp_path / "demo.sqlite3"
+def figures_by_label(task: RetrievalTask) -> dict[str, Any]:
+    """pool_stats' run, team and overlap figures keyed by team/tag (ids differ between
+    databases)."""
+    stats = pool_stats(task)
+    label = {run.run_id: run.label for run in stats.runs}
+    return {
+        "runs": [
+            (r.label, r.pooled, r.unique, r.depth_min, r.depth_median, r.depth_max)
+            for r in stats.runs
+        ],
+        "teams": stats.teams,
+        "overlap": sorted(
+            [label[o["run_a"]], label[o["run_b"]], o["shared"]] for o in stats.overlap
+        ),
+    }
+
+
+@pytest.fixture(scope="module")
+def sqlite_pool(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database, as ``make demo`` makes, holding build_export_pool("formula")."""
+    database = tmp_path_factory.mktemp("sqlite") / "demo.sqlite3"
     _manage(database, "migrate", "--noinput")
     build = f"from {__name__} import build_export_pool; build_export_pool('formula')"
     _manage(database, "shell", "-c", build)
+    return database
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("export", ["hits", "annotated"])
+def test_sqlite_export_has_the_same_bytes_as_postgresql_when_the_pool_is_the_same(
+    sqlite_pool: Path, export: str
+) -> None:
+    task = build_export_pool("formula")
 
     on_sqlite = _manage(
-        database, "export_pool", "--campaign", CAMPAIGN, "--task", "formula", "--out", "-",
+        sqlite_pool, "export_pool", "--campaign", CAMPAIGN, "--task", "formula", "--out", "-",
         "--kind", export,
     )  # fmt: skip
 
     assert on_sqlite == "".join(pool_export_lines(task, export))
+
+
+@pytest.mark.django_db
+def test_sqlite_figures_equal_postgresql_figures_when_the_pool_is_the_same(
+    sqlite_pool: Path,
+) -> None:
+    task = build_export_pool("formula")
+    read = (
+        "import json; from collection.models import RetrievalTask; "
+        f"from {__name__} import figures_by_label; "
+        "print(json.dumps(figures_by_label(RetrievalTask.objects.get(kind='formula'))))"
+    )
+
+    on_sqlite = json.loads(_manage(sqlite_pool, "shell", "-c", read).splitlines()[-1])
+
+    assert on_sqlite == json.loads(json.dumps(figures_by_label(task)))
