@@ -1,4 +1,4 @@
-"""The pool as tab-separated text (issue 4 "Exports"), one topic at a time.
+"""The pool as tab-separated text (issue 4 "Exports"), streamed a topic at a time.
 
 - hits: one row per hit — topic, pool item key (post id, visual id or generated-answer id),
   post id, formula id, display order, vote, and the contributing runs with their ranks;
@@ -6,18 +6,26 @@
   depth-k pool can be recomputed (DESIGN.md: the pool is kept annotated).
 Document tasks (issue 13 §3) name each item by its docno, and their hits file has no post or
 formula id columns: ``topic docno display_order vote runs`` and ``topic docno team run rank``.
+
+The whole task is read in two streamed queries (hits; items with their contributions joined in
+one text), whatever the number of topics: at full size (100 topics, 40 runs) a query pair per
+topic, and a Python row per contribution, took seconds (issue 14 §4). Ordering and
+spreadsheet-safe cells stay in Python, so PostgreSQL and the demo's SQLite write the same bytes.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterator
+from itertools import groupby
+from operator import itemgetter
+from typing import NamedTuple
 
 from django.db.models import Q
 
 from collection.formats.spreadsheet import safe_cell
 from collection.models import RetrievalTask, Topic
-from pooling.models import Contribution, Hit, PoolItem, Run
+from pooling.models import Hit, PoolItem, Run
+from pooling.selectors.joined_text import JoinedText
 from pooling.selectors.pool_inputs import pooled_task
 
 HITS_HEADER = ("topic", "key", "post_id", "formula_id", "display_order", "vote", "runs")
@@ -25,74 +33,135 @@ ANNOTATED_HEADER = ("topic", "key", "team", "run", "rank")
 DOCUMENT_HITS_HEADER = ("topic", "docno", "display_order", "vote", "runs")
 DOCUMENT_ANNOTATED_HEADER = ("topic", "docno", "team", "run", "rank")
 EXPORT_KINDS = ("hits", "annotated")
+_CHUNK_ROWS = 5_000  # rows fetched at a time from the database while the export streams
+
+
+def _cell(value: object) -> str:
+    # Team names, run tags, topic numbers and docnos are outside text: a cell a spreadsheet
+    # would run is neutralized.
+    return "" if value is None else str(safe_cell(value))
 
 
 def _line(values: tuple[object, ...]) -> str:
-    # Team names and run tags are outside text: a cell a spreadsheet would run is neutralized.
-    return "\t".join("" if value is None else str(safe_cell(value)) for value in values) + "\n"
+    return "\t".join(_cell(value) for value in values) + "\n"
 
 
-def _topics(task: RetrievalTask) -> list[tuple[int, str]]:
-    target = pooled_task(task)
-    return list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
+def _topic_numbers(target: RetrievalTask) -> dict[int, str]:
+    return dict(Topic.objects.filter(task=target).values_list("id", "number"))
 
 
-def _run_labels(task: RetrievalTask) -> dict[int, tuple[str, str]]:
-    """Run id -> (team, tag) of every run that may contribute to ``task``'s pools."""
-    target = pooled_task(task)
+class _RunLabel(NamedTuple):
+    order: tuple[str, str]  # team, tag: how contributions of the same rank are ordered
+    runs_cell: str  # "team/tag:" of the hits export's runs cell
+    cells: str  # team and tag as two cells of the annotated export
+
+
+class _RunLabels(dict[str, _RunLabel]):
+    """Run id (as text) -> its label. A run of another task is named by its id alone."""
+
+    def __missing__(self, run: str) -> _RunLabel:
+        return _RunLabel(("", run), f"/{run}:", f"\t{run}")
+
+
+def _run_labels(target: RetrievalTask) -> _RunLabels:
+    """The labels of every run that may contribute to ``target``'s pools."""
     runs = Run.objects.filter(
         Q(task=target) | Q(task__campaign_id=target.campaign_id, task__kind="openqa")
     )
-    return {pk: (team, tag) for pk, team, tag in runs.values_list("id", "team__name", "tag")}
-
-
-def _contributions(
-    topic_id: int, labels: dict[int, tuple[str, str]]
-) -> dict[int, list[tuple[str, str, int]]]:
-    """Item id -> (team, run tag, rank), best rank first."""
-    by_item: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
-    rows = Contribution.objects.filter(item__topic_id=topic_id).values_list(
-        "item_id", "run_id", "rank"
+    return _RunLabels(
+        (str(pk), _RunLabel((team, tag), f"{team}/{tag}:", f"{_cell(team)}\t{_cell(tag)}"))
+        for pk, team, tag in runs.values_list("id", "team__name", "tag")
     )
-    for item_id, run_id, rank in rows:
-        team, tag = labels.get(run_id, ("", str(run_id)))
-        by_item[item_id].append((team, tag, rank))
-    for contributions in by_item.values():
-        contributions.sort(key=lambda row: (row[2], row[0], row[1]))
-    return by_item
+
+
+# A contribution to a pool item: rank, then (team, tag), then the run's label. Plain tuples,
+# sorted as they are, give the export's order: best rank first, then team and tag.
+_Contribution = tuple[int, tuple[str, str], _RunLabel]
+
+
+# A topic's contributions: (item id, key) -> contributions in order.
+_TopicPool = dict[tuple[int, str], list[_Contribution]]
+
+
+def _contributions_by_topic(target: RetrievalTask) -> Iterator[tuple[int, _TopicPool]]:
+    """Per topic of ``target`` that has contributions, in topic id order, its pool; memory
+    holds one topic's pool at a time."""
+    labels = _run_labels(target)
+    rows = (
+        PoolItem.objects.filter(topic__task=target)
+        .order_by("topic_id")
+        .values_list("topic_id", "id", "key")
+        .annotate(runs=JoinedText("contributions__run_id", "contributions__rank"))
+        .iterator(chunk_size=_CHUNK_ROWS)
+    )
+    for topic_id, topic_rows in groupby(rows, key=itemgetter(0)):
+        pool: _TopicPool = {}
+        for _topic, item_id, key, runs in topic_rows:
+            if runs is None:
+                continue  # an orphaned item: no run contributes it any more
+            values = iter(runs.split(","))  # run, rank, run, rank...
+            pool[item_id, key] = sorted(
+                (int(rank), (label := labels[run]).order, label)
+                for run, rank in zip(values, values, strict=True)
+            )
+        yield topic_id, pool
+
+
+# topic id, item id, key, post id, formula id, display order, vote
+_HitRow = tuple[int, int, str, int | None, int | None, int, float]
+
+
+def _hits(target: RetrievalTask) -> Iterator[tuple[int, Iterator[_HitRow]]]:
+    """Per topic of ``target`` that has hits, in topic id order, its hits in display order."""
+    rows = (
+        Hit.objects.filter(item__topic__task=target)
+        .order_by("item__topic_id", "item__display_order", "position", "id")
+        .values_list(
+            "item__topic_id",
+            *("item_id", "item__key", "post_id", "formula_id", "item__display_order", "vote"),
+        )
+        .iterator(chunk_size=_CHUNK_ROWS)
+    )
+    return groupby(rows, key=itemgetter(0))
 
 
 def pool_hit_lines(task: RetrievalTask) -> Iterator[str]:
     """The hits TSV, header first, topics in order, items in display order."""
-    documents = pooled_task(task).kind == RetrievalTask.Kind.DOCUMENT
+    target = pooled_task(task)
+    documents = target.kind == RetrievalTask.Kind.DOCUMENT
     yield _line(DOCUMENT_HITS_HEADER if documents else HITS_HEADER)
-    labels = _run_labels(task)
-    for topic_id, number in _topics(task):
-        contributions = _contributions(topic_id, labels)
-        hits = Hit.objects.filter(item__topic_id=topic_id).order_by(
-            "item__display_order", "position", "id"
-        )
-        for item_id, key, post_id, formula_id, order, vote in hits.values_list(
-            "item_id", "item__key", "post_id", "formula_id", "item__display_order", "vote"
-        ):
-            runs = ",".join(f"{team}/{tag}:{rank}" for team, tag, rank in contributions[item_id])
-            if documents:
-                yield _line((number, key, order, f"{vote:.6f}", runs))
-                continue
-            yield _line((number, key, post_id, formula_id, order, f"{vote:.6f}", runs))
+    numbers = _topic_numbers(target)
+    # Both streams are in topic id order: each topic's contributions are read just before
+    # its hits.
+    pools = _contributions_by_topic(target)
+    topic_id, pool = -1, _TopicPool()
+    for hit_topic, hits in _hits(target):
+        while topic_id < hit_topic:
+            topic_id, pool = next(pools, (hit_topic, {}))
+        number = _cell(numbers[hit_topic])
+        runs, key_cell, last = "", "", None
+        for _topic, item_id, key, post_id, formula_id, order, vote in hits:
+            if item_id != last:  # an item's hits are consecutive
+                found = pool.get((item_id, key), ()) if topic_id == hit_topic else ()
+                runs = _cell(",".join(f"{label.runs_cell}{rank}" for rank, _, label in found))
+                last, key_cell = item_id, _cell(key)
+            ids = "" if documents else f"{_cell(post_id)}\t{_cell(formula_id)}\t"
+            yield f"{number}\t{key_cell}\t{ids}{order}\t{_cell(f'{vote:.6f}')}\t{runs}\n"
 
 
 def annotated_pool_lines(task: RetrievalTask) -> Iterator[str]:
-    """The annotated pool TSV: every (topic, item, run, rank), header first."""
-    documents = pooled_task(task).kind == RetrievalTask.Kind.DOCUMENT
+    """The annotated pool TSV: every (topic, item, run, rank), header first, topics in order,
+    items by key."""
+    target = pooled_task(task)
+    documents = target.kind == RetrievalTask.Kind.DOCUMENT
     yield _line(DOCUMENT_ANNOTATED_HEADER if documents else ANNOTATED_HEADER)
-    labels = _run_labels(task)
-    for topic_id, number in _topics(task):
-        keys = dict(PoolItem.objects.filter(topic_id=topic_id).values_list("id", "key"))
-        by_item = _contributions(topic_id, labels)
-        for item_id, rows in sorted(by_item.items(), key=lambda pair: keys[pair[0]]):
-            for team, tag, rank in rows:
-                yield _line((number, keys[item_id], team, tag, rank))
+    numbers = _topic_numbers(target)
+    for topic_id, pool in _contributions_by_topic(target):
+        number = _cell(numbers[topic_id])
+        for (_item, key), rows in sorted(pool.items(), key=lambda pair: pair[0][1]):
+            item = f"{number}\t{_cell(key)}\t"
+            for rank, _order, label in rows:
+                yield f"{item}{label.cells}\t{rank}\n"
 
 
 def pool_export_lines(task: RetrievalTask, kind: str) -> Iterator[str]:

@@ -1,9 +1,10 @@
 """What organizers read about a task's pools: sizes, unique contributions, overlap, depths.
 
 Every figure comes from a handful of aggregate queries over the annotated pool (Contribution
-rows), whatever the number of topics and runs. A run's pool depth on a topic is the largest
-rank among its contributions there: for answer pools the rank of its ``depth``-th distinct post,
-for formula pools the rank of the first instance of its k-th visually distinct formula.
+rows), whatever the number of topics and runs, and the overlap of runs from bit sets of their
+items (pooling.algorithms.overlap). A run's pool depth on a topic is the largest rank among its
+contributions there: for answer pools the rank of its ``depth``-th distinct post, for formula
+pools the rank of the first instance of its k-th visually distinct formula.
 """
 
 from __future__ import annotations
@@ -14,17 +15,13 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.db import connection
 from django.db.models import Count, Max, Q
 
 from collection.models import RetrievalTask, Topic
-from pooling.models import Contribution, Hit, PoolBuild, PoolItem, Run, Team
+from pooling.algorithms.overlap import Overlap, pool_overlap
+from pooling.models import Contribution, Hit, PoolBuild, PoolItem, Run
+from pooling.selectors.joined_text import JoinedText
 from pooling.selectors.pool_inputs import pooled_task
-
-_CONTRIBUTION = Contribution._meta.db_table
-_ITEM = PoolItem._meta.db_table
-_TOPIC = Topic._meta.db_table
-_RUN = Run._meta.db_table
 
 
 @dataclass
@@ -68,12 +65,6 @@ class PoolStats:
         return asdict(self)
 
 
-def _fetch(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return list(cursor.fetchall())
-
-
 def _topic_stats(target: RetrievalTask) -> list[TopicStats]:
     topics = {
         pk: TopicStats(pk, number)
@@ -95,26 +86,35 @@ def _topic_stats(target: RetrievalTask) -> list[TopicStats]:
     return list(topics.values())
 
 
-# Contributions of the task's items, with how many runs / teams share each item.
-_SHARED = f"""
-    SELECT c.item_id, c.run_id, c.rank, i.topic_id, r.team_id,
-           COUNT(*) OVER (PARTITION BY c.item_id) AS runs
-    FROM {_CONTRIBUTION} c
-    JOIN {_ITEM} i ON i.id = c.item_id
-    JOIN {_TOPIC} t ON t.id = i.topic_id
-    JOIN {_RUN} r ON r.id = c.run_id
-    WHERE t.task_id = %s
-"""  # noqa: S608
+def _pooled(target: RetrievalTask) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Run -> its pool depth on each topic it contributed to; run -> the items it pooled.
+
+    A row per run and topic, however many contributions: the overlap is then counted on bit
+    sets in Python (pooling.algorithms.overlap), not by a self-join (issue 14 §4)."""
+    rows = (
+        Contribution.objects.filter(item__topic__task=target)
+        .values("run_id", "item__topic_id")
+        .annotate(depth=Max("rank"), items=JoinedText("item_id"))
+        .values_list("run_id", "depth", "items")
+    )
+    depths: dict[int, list[int]] = defaultdict(list)
+    chunks: dict[int, list[str]] = defaultdict(list)
+    for run_id, depth, items in rows:
+        depths[run_id].append(depth)
+        chunks[run_id].append(items)
+    return depths, {run: [int(i) for i in ",".join(c).split(",")] for run, c in chunks.items()}
 
 
-def _run_stats(target: RetrievalTask) -> tuple[list[RunStats], list[dict[str, Any]]]:
-    contributions = _fetch(_SHARED, [target.pk])
-    run_ids = {row[1] for row in contributions}
-    fields = ["id", "team__name", "tag", "role", "task__kind"]
+def _run_stats(target: RetrievalTask) -> tuple[list[RunStats], list[dict[str, Any]], Overlap]:
+    depths, items = _pooled(target)
+    fields = ["id", "team_id", "team__name", "tag", "role", "task__kind"]
     fields += ["is_baseline", "pool_as_primary", "depth_override"]
-    found = Run.objects.filter(Q(task=target) | Q(pk__in=run_ids)).order_by("team__name", "tag")
-    runs = {
-        row["id"]: RunStats(
+    found = Run.objects.filter(Q(task=target) | Q(pk__in=list(items))).order_by("team__name", "tag")
+    rows = list(found.values(*fields))
+    overlap = pool_overlap(items, {row["id"]: row["team_id"] for row in rows})
+    runs = []
+    for row in rows:
+        stats = RunStats(
             row["id"],
             f"{row['team__name']}/{row['tag']}",
             row["team__name"],
@@ -123,60 +123,34 @@ def _run_stats(target: RetrievalTask) -> tuple[list[RunStats], list[dict[str, An
             row["is_baseline"],
             row["pool_as_primary"],
             row["depth_override"],
+            pooled=overlap.pooled.get(row["id"], 0),
+            unique=overlap.unique.get(row["id"], 0),
         )
-        for row in found.values(*fields)
-    }
-    depths: dict[int, dict[int, int]] = defaultdict(dict)  # run -> topic -> max rank
-    item_teams: dict[int, set[int]] = defaultdict(set)
-    for item_id, run_id, rank, topic_id, team_id, sharing in contributions:
-        stats = runs[run_id]
-        stats.pooled += 1
-        stats.unique += sharing == 1
-        depths[run_id][topic_id] = max(rank, depths[run_id].get(topic_id, 0))
-        item_teams[item_id].add(team_id)
-    for run_id, by_topic in depths.items():
-        values = sorted(by_topic.values())
-        runs[run_id].depth_min, runs[run_id].depth_max = values[0], values[-1]
-        runs[run_id].depth_median = statistics.median(values)
-    return list(runs.values()), _team_stats(item_teams)
+        if row["id"] in depths:
+            values = sorted(depths[row["id"]])
+            stats.depth_min, stats.depth_max = values[0], values[-1]
+            stats.depth_median = statistics.median(values)
+        runs.append(stats)
+    teams = {row["team_id"]: row["team__name"] for row in rows}
+    return runs, _team_stats(overlap, teams), overlap
 
 
-def _team_stats(item_teams: dict[int, set[int]]) -> list[dict[str, Any]]:
-    """Items only one team's runs put in the pool, per team."""
-    unique_by_team: dict[int, int] = defaultdict(int)
-    for teams in item_teams.values():
-        if len(teams) == 1:
-            unique_by_team[next(iter(teams))] += 1
-    names = dict(Team.objects.filter(pk__in=unique_by_team).values_list("id", "name"))
+def _team_stats(overlap: Overlap, names: dict[int, str]) -> list[dict[str, Any]]:
+    """Items only one team's runs put in the pool, per team that has any."""
     return sorted(
-        ({"team": names[pk], "unique": n} for pk, n in unique_by_team.items()),
+        ({"team": names[pk], "unique": n} for pk, n in overlap.team_unique.items() if n),
         key=lambda row: (-row["unique"], row["team"]),
     )
-
-
-_OVERLAP = f"""
-    SELECT a.run_id, b.run_id, COUNT(*)
-    FROM {_CONTRIBUTION} a
-    JOIN {_CONTRIBUTION} b ON b.item_id = a.item_id AND b.run_id > a.run_id
-    JOIN {_ITEM} i ON i.id = a.item_id
-    JOIN {_TOPIC} t ON t.id = i.topic_id
-    WHERE t.task_id = %s
-    GROUP BY a.run_id, b.run_id
-"""  # noqa: S608
-
-
-def _overlap(target: RetrievalTask) -> list[dict[str, Any]]:
-    return [
-        {"run_a": a, "run_b": b, "shared": shared} for a, b, shared in _fetch(_OVERLAP, [target.pk])
-    ]
 
 
 def pool_stats(task: RetrievalTask) -> PoolStats:
     """Per topic, per run, per team and per run pair figures of ``task``'s pools."""
     target = pooled_task(task)
     stats = PoolStats(task.pk, target.pk, task.kind, topics=_topic_stats(target))
-    stats.runs, stats.teams = _run_stats(target)
-    stats.overlap = _overlap(target)
+    stats.runs, stats.teams, overlap = _run_stats(target)
+    stats.overlap = [
+        {"run_a": a, "run_b": b, "shared": shared} for (a, b), shared in overlap.shared.items()
+    ]
     stats.totals = {
         "topics": len(stats.topics),
         "items": sum(t.items for t in stats.topics),
