@@ -6,15 +6,21 @@ an assessor is anyone with an active assignment, and every logged-in user who is
 participant (an assessor waiting for topics still lands on /assess/). Whether a user is in a
 team or holds an assignment comes with the user row itself (``RoleAwareBackend``), so the menu
 costs no query on any page.
+
+Every request loads its user so, and Django's ORM took longer to build that query's SQL than
+PostgreSQL took to answer it (issue 14 §6, measured): the SQL is built once per process and
+database, from the same queryset, and run with each request's user id.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
@@ -36,13 +42,40 @@ def _with_roles(users: Any) -> Any:
     )
 
 
+# Stands in for the user id while the SQL is built; no account has a negative id.
+_ANY_USER_ID = -7_919
+
+
+@functools.cache
+def _user_with_roles_sql(alias: str) -> tuple[str, tuple[Any, ...], int]:
+    """The SQL of ``_with_roles`` for one user on database ``alias``: (sql, its parameters,
+    the index of the user id among them)."""
+    users = _with_roles(get_user_model()._default_manager.using(alias).filter(pk=_ANY_USER_ID))
+    sql, params = users.query.get_compiler(using=alias).as_sql()
+    if list(params).count(_ANY_USER_ID) != 1:  # a parameter we could not tell apart
+        raise RuntimeError(f"cannot prepare the user query: parameters {params!r}")
+    return sql, tuple(params), list(params).index(_ANY_USER_ID)
+
+
+def _user_with_roles(user_id: Any) -> Any:
+    """The user with ``in_team``, ``has_assignments`` and ``is_machine``, or None."""
+    model = get_user_model()
+    try:
+        user_id = model._meta.pk.to_python(user_id)  # type: ignore[union-attr]
+    except ValidationError:
+        return None  # a session naming no possible account
+    alias = model._default_manager.db
+    sql, params, at = _user_with_roles_sql(alias)
+    bound = [*params[:at], user_id, *params[at + 1 :]]
+    return next(iter(model._default_manager.db_manager(alias).raw(sql, bound)), None)
+
+
 class RoleAwareBackend(ModelBackend):
     """Django's model backend, loading the session's user with its role flags. A machine
     judge's account never logs in, nor keeps a session, even if someone activated it."""
 
     def get_user(self, user_id: Any) -> Any:
-        model = get_user_model()
-        user = _with_roles(model._default_manager.filter(pk=user_id)).first()
+        user = _user_with_roles(user_id)
         return user if user is not None and self.user_can_authenticate(user) else None
 
     def user_can_authenticate(self, user: Any) -> bool:
@@ -64,7 +97,7 @@ def menu_for(user: Any) -> Menu:
     if is_organizer(user):
         return Menu(assess=True, runs=True, results=True, organize=True)
     if not hasattr(user, "in_team"):  # loaded some other way (a token, a test): ask
-        user = _with_roles(get_user_model()._default_manager.filter(pk=user.pk)).first()
+        user = _user_with_roles(user.pk)
         if user is None:
             return Menu()
     participant = bool(user.in_team)
