@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Count, JSONField, OuterRef, Subquery
 
 from assessment.guidelines import GradeScale, Guidelines, scale_from_json
 from assessment.guidelines_defaults import default_guidelines
 from assessment.guidelines_markdown import markdown_html
-from assessment.models import Judgment, TaskGuidelines
+from assessment.models import Assignment, Judgment, TaskGuidelines
 from collection.models import RetrievalTask
 
 __all__ = [
+    "AssignmentScale",
     "CurrentGuidelines",
     "GuidelinesVersionRow",
     "RenderedChoice",
@@ -100,26 +101,35 @@ def guidelines_version(*, task: RetrievalTask, version: int) -> CurrentGuideline
     return _from_row(task, row) if row is not None else None
 
 
-def guidelines_for_assignment(*, assignment_id: int) -> tuple[GradeScale, int | None]:
-    """The scale an assignment's judgments are checked against and the version id they record
-    (None: the defaults), in one query. An unknown assignment gets the answer defaults: the
-    judging service then refuses it as not found."""
-    latest = TaskGuidelines.objects.filter(task=OuterRef("pk")).order_by("-version")
+class AssignmentScale(NamedTuple):
+    """What a submit to an assignment is checked against and records (issue 12 §4)."""
+
+    scale: GradeScale
+    version_id: int | None  # the TaskGuidelines row in force, None for the defaults
+    topic_id: int | None  # None: no such assignment
+
+
+def guidelines_for_assignment(*, assignment_id: int) -> AssignmentScale:
+    """The scale an assignment's judgments are checked against, the version id they record
+    and the assignment's topic (the judging service locks its pool first), in one query. An
+    unknown assignment gets the answer defaults and no topic: the judging service then refuses
+    it as not found."""
+    latest = TaskGuidelines.objects.filter(task=OuterRef("topic__task_id")).order_by("-version")
     row = (
-        RetrievalTask.objects.filter(topics__assignments=assignment_id)
+        Assignment.objects.filter(pk=assignment_id)
         .annotate(
             guidelines_id=Subquery(latest.values("pk")[:1]),
             guidelines_scale=Subquery(latest.values("scale")[:1], output_field=JSONField()),
         )
-        .values_list("kind", "guidelines_id", "guidelines_scale")
+        .values_list("topic_id", "topic__task__kind", "guidelines_id", "guidelines_scale")
         .first()
     )
     if row is None:
-        return default_guidelines("answer").scale, None
-    kind, version_id, scale = row
+        return AssignmentScale(default_guidelines("answer").scale, None, None)
+    topic_id, kind, version_id, scale = row
     if version_id is None:
-        return default_guidelines(kind).scale, None
-    return scale_from_json(scale), version_id
+        return AssignmentScale(default_guidelines(kind).scale, None, topic_id)
+    return AssignmentScale(scale_from_json(scale), version_id, topic_id)
 
 
 # --- Rendering for pages --------------------------------------------------------------------

@@ -98,18 +98,11 @@ def _count(hits: QuerySet[Hit]) -> Subquery:
     )
 
 
-def _lock_topic_pool(assignment_id: int, topic_id: int | None) -> int:
+def _lock_topic_pool(topic_id: int) -> None:
     """Take the pool lock of the assignment's topic, first of all locks (pooling/locks.py), so
     a rebuild running at the same time neither removes a hit being judged nor makes this
-    submit fail. Returns the topic id (read when the caller does not know it)."""
-    if topic_id is None:
-        topic_id = (
-            Assignment.objects.filter(pk=assignment_id).values_list("topic_id", flat=True).first()
-        )
-        if topic_id is None:
-            raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
+    submit fail."""
     topic_pools_lock(topic_ids=[topic_id])
-    return topic_id
 
 
 def _locked_assignment(
@@ -312,7 +305,10 @@ def _submit(
     if not verdicts:
         raise JudgmentInvalid({0: "nothing to submit: grade at least one hit"})
     # Issue 12 §4: the task's own scale bounds grades and flags; judgments record its version.
-    scale, guidelines_version_id = guidelines_for_assignment(assignment_id=assignment_id)
+    # An assignment's topic never changes; the row lock below checks it again.
+    scale, guidelines_version_id, its_topic_id = guidelines_for_assignment(
+        assignment_id=assignment_id
+    )
     problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
     hit_ids = [v.hit_id for v in verdicts]
     if len(set(hit_ids)) != len(hit_ids):
@@ -320,8 +316,11 @@ def _submit(
     seconds = _checked_seconds(active_seconds)
     if problems:
         raise JudgmentInvalid(problems)
+    topic_id = topic_id if topic_id is not None else its_topic_id
+    if topic_id is None:
+        raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
     with transaction.atomic():
-        topic_id = _lock_topic_pool(assignment_id, topic_id)
+        _lock_topic_pool(topic_id)
         locked = _locked_assignment(assignment_id, topic_id, assessor, item_id, hit_ids)
         _refuse_previous(locked, hit_ids)
         applied = _apply(
