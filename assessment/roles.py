@@ -8,13 +8,12 @@ team or holds an assignment comes with the user row itself (``RoleAwareBackend``
 costs no query on any page.
 
 Every request loads its user so, and Django's ORM took longer to build that query's SQL than
-PostgreSQL took to answer it (issue 14 §6, measured): the SQL is built once per process and
-database, from the same queryset, and run with each request's user id.
+PostgreSQL took to answer it (issue 14 §6, measured): its SQL is built once per process
+(``config.prepared``) and run with each request's user id.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +26,7 @@ from django.utils.functional import SimpleLazyObject
 
 from assessment.models import Assignment, MachineJudge
 from config.access import is_machine_account, is_organizer
+from config.prepared import prepared_rows
 from pooling.models import Team
 
 __all__ = ["Menu", "RoleAwareBackend", "menu", "menu_for"]
@@ -42,19 +42,8 @@ def _with_roles(users: Any) -> Any:
     )
 
 
-# Stands in for the user id while the SQL is built; no account has a negative id.
-_ANY_USER_ID = -7_919
-
-
-@functools.cache
-def _user_with_roles_sql(alias: str) -> tuple[str, tuple[Any, ...], int]:
-    """The SQL of ``_with_roles`` for one user on database ``alias``: (sql, its parameters,
-    the index of the user id among them)."""
-    users = _with_roles(get_user_model()._default_manager.using(alias).filter(pk=_ANY_USER_ID))
-    sql, params = users.query.get_compiler(using=alias).as_sql()
-    if list(params).count(_ANY_USER_ID) != 1:  # a parameter we could not tell apart
-        raise RuntimeError(f"cannot prepare the user query: parameters {params!r}")
-    return sql, tuple(params), list(params).index(_ANY_USER_ID)
+def _user_by_id(user_id: int) -> Any:
+    return _with_roles(get_user_model()._default_manager.filter(pk=user_id))
 
 
 def _user_with_roles(user_id: Any) -> Any:
@@ -64,10 +53,8 @@ def _user_with_roles(user_id: Any) -> Any:
         user_id = model._meta.pk.to_python(user_id)  # type: ignore[union-attr]
     except ValidationError:
         return None  # a session naming no possible account
-    alias = model._default_manager.db
-    sql, params, at = _user_with_roles_sql(alias)
-    bound = [*params[:at], user_id, *params[at + 1 :]]
-    return next(iter(model._default_manager.db_manager(alias).raw(sql, bound)), None)
+    rows = prepared_rows(model, _user_by_id, user_id=user_id)
+    return rows[0] if rows else None
 
 
 class RoleAwareBackend(ModelBackend):

@@ -26,6 +26,7 @@ from assessment.guidelines import GradeScale
 from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment, JudgmentRevision
 from assessment.selectors.guidelines import guidelines_for_assignment
 from assessment.selectors.handover import previous_judgments
+from config.prepared import prepared_rows
 from pooling.locks import topic_pools_lock
 from pooling.models import Hit, PoolItem
 
@@ -105,29 +106,19 @@ def _lock_topic_pool(topic_id: int) -> None:
     topic_pools_lock(topic_ids=[topic_id])
 
 
-def _locked_assignment(
-    assignment_id: int,
-    topic_id: int,
-    assessor: AbstractBaseUser,
-    item_id: int,
-    hit_ids: Sequence[int],
-) -> Assignment:
-    """The assessor's own active assignment, row-locked, once the hits are checked to be
-    the item's and the item its topic's (one query).
-
-    The lock serializes every submit to one assignment, so two requests for the same
-    (assignment, hit) cannot both insert: the second waits, then finds the first's row.
-    """
+def _assignment_in_scope(
+    assignment_id: int, topic_id: int, assessor_id: int, item_id: int, hit_ids: list[int]
+) -> QuerySet[Assignment]:
+    """The assessor's own active assignment, to be row-locked, with how many of ``hit_ids``
+    are hits of the item, the item being its topic's (and its training round's)."""
     in_topic = Hit.objects.filter(
         pk__in=hit_ids, item_id=item_id, item__topic_id=OuterRef("topic_id")
     )
     # A training assignment reaches only the round's own items.
     in_round = in_topic.filter(item__training_rounds=OuterRef("training_round_id"))
-    locked = (
+    return (
         Assignment.objects.select_for_update(of=("self",))
-        .filter(
-            pk=assignment_id, topic_id=topic_id, assessor_id=assessor.pk, revoked_at__isnull=True
-        )
+        .filter(pk=assignment_id, topic_id=topic_id, assessor_id=assessor_id, revoked_at=None)
         # A machine judge's grades come from its file only (machine_judgments_store).
         .exclude(purpose=Assignment.Purpose.MACHINE)
         .annotate(
@@ -136,8 +127,32 @@ def _locked_assignment(
                 default=_count(in_round),
             )
         )
-        .first()
     )
+
+
+def _locked_assignment(
+    assignment_id: int,
+    topic_id: int,
+    assessor: AbstractBaseUser,
+    item_id: int,
+    hit_ids: Sequence[int],
+) -> Assignment:
+    """The assessor's own active assignment, row-locked, once the hits are checked to be
+    the item's and the item its topic's (one query, its SQL built once: config.prepared).
+
+    The lock serializes every submit to one assignment, so two requests for the same
+    (assignment, hit) cannot both insert: the second waits, then finds the first's row.
+    """
+    rows = prepared_rows(
+        Assignment,
+        _assignment_in_scope,
+        assignment_id=assignment_id,
+        topic_id=topic_id,
+        assessor_id=assessor.pk,
+        item_id=item_id,
+        hit_ids=list(hit_ids),
+    )
+    locked = rows[0] if rows else None
     if locked is None:
         raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
     if locked.hits_in_scope != len(hit_ids):  # type: ignore[attr-defined]

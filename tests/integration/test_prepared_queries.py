@@ -1,0 +1,40 @@
+"""Queries whose SQL is built once (config/prepared.py) answer what the ORM answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+
+from config.prepared import prepared_rows
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _active_among(ids: list[int], at_least: int) -> QuerySet[User]:
+    return User.objects.filter(pk__in=ids, pk__gte=at_least, is_active=True).order_by("pk")
+
+
+def _next_after(user_id: int) -> QuerySet[User]:
+    return User.objects.filter(pk=user_id + 1)  # the SQL holds a value computed from the id
+
+
+@pytest.mark.parametrize("picks", [[0], [0, 2], [3, 1, 0], [2], [4, 0, 1, 2]])
+def test_prepared_rows_equal_the_orm_when_values_and_list_lengths_change(
+    picks: list[int],
+) -> None:
+    users = [UserFactory.create(username=f"u{i}", is_active=i != 1) for i in range(5)]
+    ids = [users[i].pk for i in picks]
+    for at_least in (users[0].pk, users[2].pk):
+        prepared = prepared_rows(User, _active_among, ids=ids, at_least=at_least)
+        expected = list(_active_among(ids, at_least))
+        assert [(u.pk, u.username) for u in prepared] == [(u.pk, u.username) for u in expected]
+
+
+def test_prepared_rows_refuse_when_a_value_is_not_bound_as_given() -> None:
+    user: Any = UserFactory.create(username="u")
+    with pytest.raises(RuntimeError, match="cannot bind"):
+        prepared_rows(User, _next_after, user_id=user.pk)
