@@ -7,17 +7,20 @@ defaults of its kind (version 0 on pages). Every page that shows grades, keys or
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from django.db.models import Count, JSONField, OuterRef, Subquery
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery, TextField
+from django.db.models.functions import Cast
 
 from assessment.guidelines import GradeScale, Guidelines, scale_from_json
 from assessment.guidelines_defaults import default_guidelines
 from assessment.guidelines_markdown import markdown_html
 from assessment.models import Assignment, Judgment, TaskGuidelines
 from collection.models import RetrievalTask
+from config.prepared import prepared_rows
 
 __all__ = [
     "AssignmentScale",
@@ -109,27 +112,34 @@ class AssignmentScale(NamedTuple):
     topic_id: int | None  # None: no such assignment
 
 
+def _assignment_with_guidelines(assignment_id: int) -> QuerySet[Assignment]:
+    latest = TaskGuidelines.objects.filter(task=OuterRef("topic__task_id")).order_by("-version")
+    as_text = latest.annotate(text=Cast("scale", TextField())).values("text")
+    return (
+        Assignment.objects.filter(pk=assignment_id)
+        .only("pk", "topic_id")
+        .annotate(
+            task_kind=F("topic__task__kind"),
+            guidelines_id=Subquery(latest.values("pk")[:1]),
+            # As text: prepared rows convert no annotation (config.prepared), parsed below.
+            guidelines_scale=Subquery(as_text[:1]),
+        )
+    )
+
+
 def guidelines_for_assignment(*, assignment_id: int) -> AssignmentScale:
     """The scale an assignment's judgments are checked against, the version id they record
-    and the assignment's topic (the judging service locks its pool first), in one query. An
-    unknown assignment gets the answer defaults and no topic: the judging service then refuses
-    it as not found."""
-    latest = TaskGuidelines.objects.filter(task=OuterRef("topic__task_id")).order_by("-version")
-    row = (
-        Assignment.objects.filter(pk=assignment_id)
-        .annotate(
-            guidelines_id=Subquery(latest.values("pk")[:1]),
-            guidelines_scale=Subquery(latest.values("scale")[:1], output_field=JSONField()),
-        )
-        .values_list("topic_id", "topic__task__kind", "guidelines_id", "guidelines_scale")
-        .first()
-    )
-    if row is None:
+    and the assignment's topic (the judging service locks its pool first), in one query whose
+    SQL is built once (every submit asks). An unknown assignment gets the answer defaults and
+    no topic: the judging service then refuses it as not found."""
+    rows = prepared_rows(Assignment, _assignment_with_guidelines, assignment_id=assignment_id)
+    if not rows:
         return AssignmentScale(default_guidelines("answer").scale, None, None)
-    topic_id, kind, version_id, scale = row
-    if version_id is None:
-        return AssignmentScale(default_guidelines(kind).scale, None, topic_id)
-    return AssignmentScale(scale_from_json(scale), version_id, topic_id)
+    row = rows[0]
+    if row.guidelines_id is None:
+        return AssignmentScale(default_guidelines(row.task_kind).scale, None, row.topic_id)
+    scale = scale_from_json(json.loads(row.guidelines_scale))
+    return AssignmentScale(scale, row.guidelines_id, row.topic_id)
 
 
 # --- Rendering for pages --------------------------------------------------------------------
