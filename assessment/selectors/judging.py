@@ -19,6 +19,7 @@ from django.db.models import (
     FilteredRelation,
     OuterRef,
     Q,
+    QuerySet,
     Value,
 )
 from django.db.models.functions import Length, Substr
@@ -28,6 +29,8 @@ from assessment.selectors.handover import previous_judgments
 from assessment.selectors.progress import (
     ItemStatus,
     Progress,
+    assignment_from_ids,
+    assignment_ids,
     item_statuses,
     next_unjudged_item_id,
     pool_items_of,
@@ -37,6 +40,7 @@ from collection.document_html import DISPLAY_MAX_CHARS, DocumentDisplay, documen
 from collection.models import Document, Formula, Post, RetrievalTask, Topic
 from collection.post_html import clean_post_html, linked_post_ids, thread_url
 from collection.query_terms import query_terms
+from config.prepared import prepared_rows
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -152,41 +156,48 @@ def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]
     return dict(Post.objects.filter(pk__in=linked).values_list("pk", "thread_id"))
 
 
-def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
-    """Everything the judging page shows for one pool item, or None if not in the topic.
+ITEM_SHOWN = ("key", "post_id", "visual_id", "answer", "display_order")
 
-    A constant number of queries (hits with their item and judgments, posts, formulas, item
-    statuses, linked threads) whatever the pool size.
-    """
-    topic = assignment.topic
-    item_fields = ("key", "post_id", "visual_id", "answer", "display_order")
-    # The item, its hits and this assignment's judgments of them in one query.
-    hits = list(
+
+def _item_hits(item_id: int, **ids: Any) -> QuerySet[Hit]:
+    """The item's hits with the item's shown fields (``item_<name>``) and this assignment's
+    judgments of them (``mine_<name>``), from ids only (config.prepared)."""
+    assignment = assignment_from_ids(**ids)
+    return (
         Hit.objects.filter(item__in=pool_items_of(assignment).filter(pk=item_id))
-        .select_related("item")
-        .only(
-            "pk",
-            "item_id",
-            "post_id",
-            "formula_id",
-            "document_id",
-            "position",
-            "item__topic_id",
-            *(f"item__{name}" for name in item_fields),
-        )
+        .only("pk", "item_id", "post_id", "formula_id", "document_id", "position")
         .annotate(
+            item_topic_id=F("item__topic_id"),
+            **{f"item_{name}": F(f"item__{name}") for name in ITEM_SHOWN},
             mine=FilteredRelation("judgments", condition=Q(judgments__assignment=assignment)),
             **{f"mine_{name}": F(f"mine__{name}") for name in JUDGMENT_SHOWN},
             by_previous=_previous_exists(assignment),
         )
         .order_by("position", "pk")
     )
+
+
+def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
+    """Everything the judging page shows for one pool item, or None if not in the topic.
+
+    A constant number of queries (hits with their item and judgments, posts, formulas, item
+    statuses, linked threads) whatever the pool size. The first is built once per shape
+    (config.prepared): every judging page asks it.
+    """
+    topic = assignment.topic
+    # The item, its hits and this assignment's judgments of them in one query.
+    hits: list[Any] = prepared_rows(Hit, _item_hits, item_id=item_id, **assignment_ids(assignment))
     item_obj: PoolItem | None
     if hits:
-        item_obj = hits[0].item
+        first = hits[0]
+        item_obj = PoolItem(
+            pk=first.item_id,
+            topic_id=first.item_topic_id,
+            **{name: getattr(first, f"item_{name}") for name in ITEM_SHOWN},
+        )
     else:  # an item without hits still has a page, saying so
         item_obj = (
-            pool_items_of(assignment).filter(pk=item_id).only("topic_id", *item_fields).first()
+            pool_items_of(assignment).filter(pk=item_id).only("topic_id", *ITEM_SHOWN).first()
         )
         if item_obj is None:
             return None

@@ -50,6 +50,8 @@ __all__ = [
     "SubqueryCount",
     "Units",
     "assignment_for",
+    "assignment_from_ids",
+    "assignment_ids",
     "assignments_with_progress",
     "item_statuses",
     "next_unjudged_item_id",
@@ -293,18 +295,32 @@ def _status_rows(assignment: Assignment, *, detail: bool) -> QuerySet[PoolItem]:
     return pool_items_of(assignment).order_by("display_order").only("pk").annotate(**counts)
 
 
-def _plain_status_rows(
+def assignment_ids(assignment: Assignment) -> dict[str, int | list[int]]:
+    """What decides an assignment's prepared queries (config.prepared), as ids: its training
+    round and line start, when it has one, are a list of one (a list's length is part of the
+    prepared shape: with or without a round, with or without a line)."""
+    return {
+        "assignment_id": assignment.pk,
+        "topic_id": assignment.topic_id,
+        "training_round": [assignment.training_round_id] if assignment.training_round_id else [],
+        "line_start": [assignment.line_start_id] if assignment.line_start_id else [],
+    }
+
+
+def assignment_from_ids(
     assignment_id: int, topic_id: int, training_round: list[int], line_start: list[int]
-) -> QuerySet[PoolItem]:
-    """``_status_rows`` without detail, from ids only (config.prepared): an assignment's
-    training round and line start, when it has one, are a list of one."""
-    assignment = Assignment(
+) -> Assignment:
+    """The assignment ``assignment_ids`` describes, enough for its filters (not saved)."""
+    return Assignment(
         pk=assignment_id,
         topic_id=topic_id,
         training_round_id=training_round[0] if training_round else None,
         line_start_id=line_start[0] if line_start else None,
     )
-    return _status_rows(assignment, detail=False)
+
+
+def _plain_status_rows(**ids: Any) -> QuerySet[PoolItem]:
+    return _status_rows(assignment_from_ids(**ids), detail=False)
 
 
 def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemStatus]:
@@ -320,14 +336,7 @@ def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemS
     if detail:
         rows = list(_status_rows(assignment, detail=True))
     else:
-        rows = prepared_rows(
-            PoolItem,
-            _plain_status_rows,
-            assignment_id=assignment.pk,
-            topic_id=assignment.topic_id,
-            training_round=[assignment.training_round_id] if assignment.training_round_id else [],
-            line_start=[assignment.line_start_id] if assignment.line_start_id else [],
-        )
+        rows = prepared_rows(PoolItem, _plain_status_rows, **assignment_ids(assignment))
     return [
         ItemStatus(
             item_id=row.pk,
