@@ -9,7 +9,9 @@ binds the request's values where the stand-ins were.
 
 Only plain integer values may vary (ids, lists of ids). A list's length is part of the shape:
 each length gets its own SQL. Anything else that changes the SQL (which filters apply) must
-be decided inside ``build`` from nothing but its arguments' types and lengths.
+be decided inside ``build`` from nothing but its arguments' types and lengths. A list longer
+than ``LONGEST_KEPT`` runs through the ORM as usual: a request cannot fill the memory with
+SQL for every length it likes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Any
 
 from django.db import models
 
-__all__ = ["prepared_rows"]
+__all__ = ["LONGEST_KEPT", "prepared_rows"]
+
+LONGEST_KEPT = 32  # a formula item has at most a few hits; far more is no judging page
 
 # Stand-ins are large negative numbers: no id, count or constant of a query is ever one. They
 # fit a 32-bit integer column (the user id's): Django finds nothing outside a column's range
@@ -73,6 +77,9 @@ def prepared_rows(
     annotations as attributes), its SQL built once per shape. ``build`` must be a module-level
     function: the SQL is kept under its identity."""
     alias = model._default_manager.db
+    lengths = [len(value) for value in values.values() if not isinstance(value, int)]
+    if any(length > LONGEST_KEPT for length in lengths):
+        return list(build(**values).using(alias))
     shape = tuple(
         (name, None if isinstance(value, int) else len(value))
         for name, value in sorted(values.items())

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from config.prepared import prepared_rows
+from config.prepared import _PREPARED, LONGEST_KEPT, prepared_rows
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -38,3 +38,12 @@ def test_prepared_rows_refuse_when_a_value_is_not_bound_as_given() -> None:
     user: Any = UserFactory.create(username="u")
     with pytest.raises(RuntimeError, match="cannot bind"):
         prepared_rows(User, _next_after, user_id=user.pk)
+
+
+def test_long_lists_run_through_the_orm_when_longer_than_kept() -> None:
+    users = [UserFactory.create(username=f"u{i}") for i in range(3)]
+    ids = [users[0].pk, users[2].pk] + [10**9 + i for i in range(LONGEST_KEPT)]
+    kept = len(_PREPARED)
+    rows = prepared_rows(User, _active_among, ids=ids, at_least=0)
+    assert [u.username for u in rows] == ["u0", "u2"]
+    assert len(_PREPARED) == kept  # no SQL kept for that length
