@@ -7,13 +7,11 @@ defaults of its kind (version 0 on pages). Every page that shows grades, keys or
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery, TextField
-from django.db.models.functions import Cast
+from django.db.models import Count, F, JSONField, OuterRef, QuerySet, Subquery
 
 from assessment.guidelines import GradeScale, Guidelines, scale_from_json
 from assessment.guidelines_defaults import default_guidelines
@@ -114,15 +112,13 @@ class AssignmentScale(NamedTuple):
 
 def _assignment_with_guidelines(assignment_id: int) -> QuerySet[Assignment]:
     latest = TaskGuidelines.objects.filter(task=OuterRef("topic__task_id")).order_by("-version")
-    as_text = latest.annotate(text=Cast("scale", TextField())).values("text")
     return (
         Assignment.objects.filter(pk=assignment_id)
         .only("pk", "topic_id")
         .annotate(
             task_kind=F("topic__task__kind"),
             guidelines_id=Subquery(latest.values("pk")[:1]),
-            # As text: prepared rows convert no annotation (config.prepared), parsed below.
-            guidelines_scale=Subquery(as_text[:1]),
+            guidelines_scale=Subquery(latest.values("scale")[:1], output_field=JSONField()),
         )
     )
 
@@ -138,8 +134,7 @@ def guidelines_for_assignment(*, assignment_id: int) -> AssignmentScale:
     row = rows[0]
     if row.guidelines_id is None:
         return AssignmentScale(default_guidelines(row.task_kind).scale, None, row.topic_id)
-    scale = scale_from_json(json.loads(row.guidelines_scale))
-    return AssignmentScale(scale, row.guidelines_id, row.topic_id)
+    return AssignmentScale(scale_from_json(row.guidelines_scale), row.guidelines_id, row.topic_id)
 
 
 # --- Rendering for pages --------------------------------------------------------------------

@@ -251,13 +251,21 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
     ]
 
 
-def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignment | None:
-    """The assessor's own active assignment with its topic and task, or None (→ 404)."""
-    return (
-        Assignment.objects.select_related("topic__task")
-        .filter(pk=assignment_id, assessor_id=assessor.pk, revoked_at__isnull=True)
-        .first()
+def _own_assignment(assignment_id: int, assessor_id: int) -> QuerySet[Assignment]:
+    return Assignment.objects.select_related("topic__task").filter(
+        pk=assignment_id, assessor_id=assessor_id, revoked_at__isnull=True
     )
+
+
+def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignment | None:
+    """The assessor's own active assignment with its topic and task, or None (→ 404). Every
+    judging page asks: the query's SQL is built once (config.prepared)."""
+    if assessor.pk is None:  # an anonymous user owns nothing
+        return None
+    rows = prepared_rows(
+        Assignment, _own_assignment, assignment_id=assignment_id, assessor_id=assessor.pk
+    )
+    return rows[0] if rows else None
 
 
 @dataclass(frozen=True)

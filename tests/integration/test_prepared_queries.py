@@ -8,14 +8,19 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
+from assessment.models import Assignment
 from config.prepared import _PREPARED, LONGEST_KEPT, prepared_rows
-from tests.factories import UserFactory
+from tests.factories import TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def _active_among(ids: list[int], at_least: int) -> QuerySet[User]:
     return User.objects.filter(pk__in=ids, pk__gte=at_least, is_active=True).order_by("pk")
+
+
+def _assignments_of(assessor_id: int) -> QuerySet[Assignment]:
+    return Assignment.objects.select_related("topic__task").filter(assessor_id=assessor_id)
 
 
 def _next_after(user_id: int) -> QuerySet[User]:
@@ -47,3 +52,17 @@ def test_long_lists_run_through_the_orm_when_longer_than_kept() -> None:
     rows = prepared_rows(User, _active_among, ids=ids, at_least=0)
     assert [u.username for u in rows] == ["u0", "u2"]
     assert len(_PREPARED) == kept  # no SQL kept for that length
+
+
+def test_related_objects_and_json_come_with_the_rows_when_selected_related(
+    django_assert_num_queries,  # type: ignore[no-untyped-def]
+) -> None:
+    user: Any = UserFactory.create(username="u")
+    topic = TopicFactory.create(tags=["calculus", "limits"])
+    Assignment.objects.create(topic=topic, assessor=user)
+    with django_assert_num_queries(1):
+        [row] = prepared_rows(Assignment, _assignments_of, assessor_id=user.pk)
+        shown = (row.topic.number, row.topic.tags, row.topic.task.kind, row.created_at)
+    [orm] = _assignments_of(user.pk)
+    assert shown == (orm.topic.number, orm.topic.tags, orm.topic.task.kind, orm.created_at)
+    assert shown[1] == ["calculus", "limits"]  # JSON decoded, as the ORM does
