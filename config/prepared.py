@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connections, models
 from django.db.models.query import get_related_populators
 
@@ -36,7 +37,7 @@ LONGEST_KEPT = 32  # a formula item has at most a few hits; far more is no judgi
 # without asking, and the SQL would say so.
 _STAND_IN_BASE = -2_147_000_000
 
-_PREPARED: dict[tuple[Any, ...], _Prepared] = {}  # (build, model, database, list lengths)
+_PREPARED: dict[tuple[Any, ...], _Prepared | None] = {}  # (build, model, database, list lengths)
 _LOCK = threading.Lock()
 
 
@@ -99,10 +100,14 @@ def _prepare(
     build: Callable[..., models.QuerySet[Any]],
     alias: str,
     values: dict[str, int | Sequence[int]],
-) -> _Prepared:
+) -> _Prepared | None:
+    """The query of this shape built once, or None when it can have no rows."""
     arguments, which = _stand_ins(values)
     compiler = build(**arguments).query.get_compiler(using=alias)
-    sql, params = compiler.as_sql()
+    try:
+        sql, params = compiler.as_sql()
+    except EmptyResultSet:  # ``pk__in`` an empty list, say: Django answers no rows unasked
+        return None
     slots = {i: which[p] for i, p in enumerate(params) if isinstance(p, int) and p in which}
     missing = set(which.values()) - set(slots.values())
     if missing:  # a value the SQL holds some other way (inlined, converted): cannot be bound
@@ -141,9 +146,9 @@ def prepared_rows(
         for name, value in sorted(values.items())
     )
     key = (build, model, alias, shape)
-    prepared = _PREPARED.get(key)
-    if prepared is None:
+    if key not in _PREPARED:
         prepared = _prepare(build, alias, values)
         with _LOCK:
             _PREPARED[key] = prepared
-    return prepared.rows(alias, values)
+    prepared = _PREPARED[key]
+    return [] if prepared is None else prepared.rows(alias, values)

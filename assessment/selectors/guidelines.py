@@ -79,15 +79,19 @@ def _from_row(task: RetrievalTask, row: TaskGuidelines | None) -> CurrentGuideli
     )
 
 
-def guidelines_current(*, task: RetrievalTask) -> CurrentGuidelines:
-    """The task's guidelines in force (one query)."""
-    row = (
-        TaskGuidelines.objects.filter(task=task)
+def _latest_version(task_id: int) -> QuerySet[TaskGuidelines]:
+    return (
+        TaskGuidelines.objects.filter(task_id=task_id)
         .select_related("created_by")
-        .order_by("-version")
-        .first()
+        .order_by("-version")[:1]
     )
-    return _from_row(task, row)
+
+
+def guidelines_current(*, task: RetrievalTask) -> CurrentGuidelines:
+    """The task's guidelines in force (one query, its SQL built once: every judging page
+    asks, config.prepared)."""
+    rows = prepared_rows(TaskGuidelines, _latest_version, task_id=task.pk)
+    return _from_row(task, rows[0] if rows else None)
 
 
 def guidelines_version(*, task: RetrievalTask, version: int) -> CurrentGuidelines | None:

@@ -206,6 +206,15 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
     return _assemble(assignment, item_obj, views, statuses, thread_of)
 
 
+def _shown_posts(post_ids: list[int]) -> QuerySet[Post]:
+    """The posts of an item's hits as the pane shows them (config.prepared: every page)."""
+    return (
+        Post.objects.filter(pk__in=post_ids)
+        .select_related("thread")
+        .only("pk", "kind", "body", "thread__id", "thread__title")
+    )
+
+
 def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[int, int]]:
     """The posts, candidate formulas and comments of ``hits`` (of one item of ``topic``) as
     pages show them: sanitized, the candidate formula highlighted, collection links made
@@ -214,12 +223,8 @@ def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[in
     queries (posts and formulas, or documents; threads). A hit read without an assignment's
     annotations shows no judgment (the adjudication page shows every assessor's beside it
     instead)."""
-    posts = {
-        p.pk: p
-        for p in Post.objects.filter(pk__in={h.post_id for h in hits if h.post_id})
-        .select_related("thread")
-        .only("pk", "kind", "body", "thread__id", "thread__title")
-    }
+    post_ids = sorted({h.post_id for h in hits if h.post_id})
+    posts = {p.pk: p for p in prepared_rows(Post, _shown_posts, post_ids=post_ids)}
     formula_ids = [h.formula_id for h in hits if h.formula_id is not None]
     formulas = (
         {

@@ -66,3 +66,9 @@ def test_related_objects_and_json_come_with_the_rows_when_selected_related(
     [orm] = _assignments_of(user.pk)
     assert shown == (orm.topic.number, orm.topic.tags, orm.topic.task.kind, orm.created_at)
     assert shown[1] == ["calculus", "limits"]  # JSON decoded, as the ORM does
+
+
+def test_no_rows_and_no_query_when_a_list_is_empty(django_assert_num_queries) -> None:  # type: ignore[no-untyped-def]
+    UserFactory.create(username="u")
+    with django_assert_num_queries(0):
+        assert prepared_rows(User, _active_among, ids=[], at_least=0) == []
