@@ -156,19 +156,28 @@ def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]
     return dict(Post.objects.filter(pk__in=linked).values_list("pk", "thread_id"))
 
 
-ITEM_SHOWN = ("key", "post_id", "visual_id", "answer", "display_order")
+# The fields of the pool item a judging page shows.
+_ITEM_FIELDS = ("key", "post_id", "visual_id", "answer", "display_order")
 
 
 def _item_hits(item_id: int, **ids: Any) -> QuerySet[Hit]:
-    """The item's hits with the item's shown fields (``item_<name>``) and this assignment's
-    judgments of them (``mine_<name>``), from ids only (config.prepared)."""
+    """The item's hits with their item and this assignment's judgments of them, from ids only
+    (config.prepared)."""
     assignment = assignment_from_ids(**ids)
     return (
         Hit.objects.filter(item__in=pool_items_of(assignment).filter(pk=item_id))
-        .only("pk", "item_id", "post_id", "formula_id", "document_id", "position")
+        .select_related("item")
+        .only(
+            "pk",
+            "item_id",
+            "post_id",
+            "formula_id",
+            "document_id",
+            "position",
+            "item__topic_id",
+            *(f"item__{name}" for name in _ITEM_FIELDS),
+        )
         .annotate(
-            item_topic_id=F("item__topic_id"),
-            **{f"item_{name}": F(f"item__{name}") for name in ITEM_SHOWN},
             mine=FilteredRelation("judgments", condition=Q(judgments__assignment=assignment)),
             **{f"mine_{name}": F(f"mine__{name}") for name in JUDGMENT_SHOWN},
             by_previous=_previous_exists(assignment),
@@ -186,18 +195,13 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
     """
     topic = assignment.topic
     # The item, its hits and this assignment's judgments of them in one query.
-    hits: list[Any] = prepared_rows(Hit, _item_hits, item_id=item_id, **assignment_ids(assignment))
+    hits: list[Hit] = prepared_rows(Hit, _item_hits, item_id=item_id, **assignment_ids(assignment))
     item_obj: PoolItem | None
     if hits:
-        first = hits[0]
-        item_obj = PoolItem(
-            pk=first.item_id,
-            topic_id=first.item_topic_id,
-            **{name: getattr(first, f"item_{name}") for name in ITEM_SHOWN},
-        )
+        item_obj = hits[0].item
     else:  # an item without hits still has a page, saying so
         item_obj = (
-            pool_items_of(assignment).filter(pk=item_id).only("topic_id", *ITEM_SHOWN).first()
+            pool_items_of(assignment).filter(pk=item_id).only("topic_id", *_ITEM_FIELDS).first()
         )
         if item_obj is None:
             return None
