@@ -6,6 +6,10 @@ an assessor is anyone with an active assignment, and every logged-in user who is
 participant (an assessor waiting for topics still lands on /assess/). Whether a user is in a
 team or holds an assignment comes with the user row itself (``RoleAwareBackend``), so the menu
 costs no query on any page.
+
+Every request loads its user so, and Django's ORM took longer to build that query's SQL than
+PostgreSQL took to answer it (issue 14 §6, measured): its SQL is built once per process
+(``config.prepared``) and run with each request's user id.
 """
 
 from __future__ import annotations
@@ -15,12 +19,14 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from assessment.models import Assignment, MachineJudge
 from config.access import is_machine_account, is_organizer
+from config.prepared import prepared_rows
 from pooling.models import Team
 
 __all__ = ["Menu", "RoleAwareBackend", "menu", "menu_for"]
@@ -36,13 +42,27 @@ def _with_roles(users: Any) -> Any:
     )
 
 
+def _user_by_id(user_id: int) -> Any:
+    return _with_roles(get_user_model()._default_manager.filter(pk=user_id))
+
+
+def _user_with_roles(user_id: Any) -> Any:
+    """The user with ``in_team``, ``has_assignments`` and ``is_machine``, or None."""
+    model = get_user_model()
+    try:
+        user_id = model._meta.pk.to_python(user_id)  # type: ignore[union-attr]
+    except ValidationError:
+        return None  # a session naming no possible account
+    rows = prepared_rows(model, _user_by_id, user_id=user_id)
+    return rows[0] if rows else None
+
+
 class RoleAwareBackend(ModelBackend):
     """Django's model backend, loading the session's user with its role flags. A machine
     judge's account never logs in, nor keeps a session, even if someone activated it."""
 
     def get_user(self, user_id: Any) -> Any:
-        model = get_user_model()
-        user = _with_roles(model._default_manager.filter(pk=user_id)).first()
+        user = _user_with_roles(user_id)
         return user if user is not None and self.user_can_authenticate(user) else None
 
     def user_can_authenticate(self, user: Any) -> bool:
@@ -64,7 +84,7 @@ def menu_for(user: Any) -> Menu:
     if is_organizer(user):
         return Menu(assess=True, runs=True, results=True, organize=True)
     if not hasattr(user, "in_team"):  # loaded some other way (a token, a test): ask
-        user = _with_roles(get_user_model()._default_manager.filter(pk=user.pk)).first()
+        user = _user_with_roles(user.pk)
         if user is None:
             return Menu()
     participant = bool(user.in_team)

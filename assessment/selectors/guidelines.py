@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from django.db.models import Count, JSONField, OuterRef, Subquery
+from django.db.models import Count, F, JSONField, OuterRef, QuerySet, Subquery
 
 from assessment.guidelines import GradeScale, Guidelines, scale_from_json
 from assessment.guidelines_defaults import default_guidelines
 from assessment.guidelines_markdown import markdown_html
-from assessment.models import Judgment, TaskGuidelines
+from assessment.models import Assignment, Judgment, TaskGuidelines
 from collection.models import RetrievalTask
+from config.prepared import prepared_rows
 
 __all__ = [
+    "AssignmentScale",
     "CurrentGuidelines",
     "GuidelinesVersionRow",
     "RenderedChoice",
@@ -77,15 +79,19 @@ def _from_row(task: RetrievalTask, row: TaskGuidelines | None) -> CurrentGuideli
     )
 
 
-def guidelines_current(*, task: RetrievalTask) -> CurrentGuidelines:
-    """The task's guidelines in force (one query)."""
-    row = (
-        TaskGuidelines.objects.filter(task=task)
+def _latest_version(task_id: int) -> QuerySet[TaskGuidelines]:
+    return (
+        TaskGuidelines.objects.filter(task_id=task_id)
         .select_related("created_by")
-        .order_by("-version")
-        .first()
+        .order_by("-version")[:1]
     )
-    return _from_row(task, row)
+
+
+def guidelines_current(*, task: RetrievalTask) -> CurrentGuidelines:
+    """The task's guidelines in force (one query, its SQL built once: every judging page
+    asks, config.prepared)."""
+    rows = prepared_rows(TaskGuidelines, _latest_version, task_id=task.pk)
+    return _from_row(task, rows[0] if rows else None)
 
 
 def guidelines_version(*, task: RetrievalTask, version: int) -> CurrentGuidelines | None:
@@ -100,26 +106,39 @@ def guidelines_version(*, task: RetrievalTask, version: int) -> CurrentGuideline
     return _from_row(task, row) if row is not None else None
 
 
-def guidelines_for_assignment(*, assignment_id: int) -> tuple[GradeScale, int | None]:
-    """The scale an assignment's judgments are checked against and the version id they record
-    (None: the defaults), in one query. An unknown assignment gets the answer defaults: the
-    judging service then refuses it as not found."""
-    latest = TaskGuidelines.objects.filter(task=OuterRef("pk")).order_by("-version")
-    row = (
-        RetrievalTask.objects.filter(topics__assignments=assignment_id)
+class AssignmentScale(NamedTuple):
+    """What a submit to an assignment is checked against and records (issue 12 §4)."""
+
+    scale: GradeScale
+    version_id: int | None  # the TaskGuidelines row in force, None for the defaults
+    topic_id: int | None  # None: no such assignment
+
+
+def _assignment_with_guidelines(assignment_id: int) -> QuerySet[Assignment]:
+    latest = TaskGuidelines.objects.filter(task=OuterRef("topic__task_id")).order_by("-version")
+    return (
+        Assignment.objects.filter(pk=assignment_id)
+        .only("pk", "topic_id")
         .annotate(
+            task_kind=F("topic__task__kind"),
             guidelines_id=Subquery(latest.values("pk")[:1]),
             guidelines_scale=Subquery(latest.values("scale")[:1], output_field=JSONField()),
         )
-        .values_list("kind", "guidelines_id", "guidelines_scale")
-        .first()
     )
-    if row is None:
-        return default_guidelines("answer").scale, None
-    kind, version_id, scale = row
-    if version_id is None:
-        return default_guidelines(kind).scale, None
-    return scale_from_json(scale), version_id
+
+
+def guidelines_for_assignment(*, assignment_id: int) -> AssignmentScale:
+    """The scale an assignment's judgments are checked against, the version id they record
+    and the assignment's topic (the judging service locks its pool first), in one query whose
+    SQL is built once (every submit asks). An unknown assignment gets the answer defaults and
+    no topic: the judging service then refuses it as not found."""
+    rows = prepared_rows(Assignment, _assignment_with_guidelines, assignment_id=assignment_id)
+    if not rows:
+        return AssignmentScale(default_guidelines("answer").scale, None, None)
+    row = rows[0]
+    if row.guidelines_id is None:
+        return AssignmentScale(default_guidelines(row.task_kind).scale, None, row.topic_id)
+    return AssignmentScale(scale_from_json(row.guidelines_scale), row.guidelines_id, row.topic_id)
 
 
 # --- Rendering for pages --------------------------------------------------------------------

@@ -19,6 +19,7 @@ from django.db.models import (
     FilteredRelation,
     OuterRef,
     Q,
+    QuerySet,
     Value,
 )
 from django.db.models.functions import Length, Substr
@@ -28,6 +29,8 @@ from assessment.selectors.handover import previous_judgments
 from assessment.selectors.progress import (
     ItemStatus,
     Progress,
+    assignment_from_ids,
+    assignment_ids,
     item_statuses,
     next_unjudged_item_id,
     pool_items_of,
@@ -37,6 +40,7 @@ from collection.document_html import DISPLAY_MAX_CHARS, DocumentDisplay, documen
 from collection.models import Document, Formula, Post, RetrievalTask, Topic
 from collection.post_html import clean_post_html, linked_post_ids, thread_url
 from collection.query_terms import query_terms
+from config.prepared import prepared_rows
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -152,16 +156,15 @@ def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]
     return dict(Post.objects.filter(pk__in=linked).values_list("pk", "thread_id"))
 
 
-def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
-    """Everything the judging page shows for one pool item, or None if not in the topic.
+# The fields of the pool item a judging page shows.
+_ITEM_FIELDS = ("key", "post_id", "visual_id", "answer", "display_order")
 
-    A constant number of queries (hits with their item and judgments, posts, formulas, item
-    statuses, linked threads) whatever the pool size.
-    """
-    topic = assignment.topic
-    item_fields = ("key", "post_id", "visual_id", "answer", "display_order")
-    # The item, its hits and this assignment's judgments of them in one query.
-    hits = list(
+
+def _item_hits(item_id: int, **ids: Any) -> QuerySet[Hit]:
+    """The item's hits with their item and this assignment's judgments of them, from ids only
+    (config.prepared)."""
+    assignment = assignment_from_ids(**ids)
+    return (
         Hit.objects.filter(item__in=pool_items_of(assignment).filter(pk=item_id))
         .select_related("item")
         .only(
@@ -172,7 +175,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
             "document_id",
             "position",
             "item__topic_id",
-            *(f"item__{name}" for name in item_fields),
+            *(f"item__{name}" for name in _ITEM_FIELDS),
         )
         .annotate(
             mine=FilteredRelation("judgments", condition=Q(judgments__assignment=assignment)),
@@ -181,18 +184,39 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
         )
         .order_by("position", "pk")
     )
+
+
+def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
+    """Everything the judging page shows for one pool item, or None if not in the topic.
+
+    A constant number of queries (hits with their item and judgments, posts, formulas, item
+    statuses, linked threads) whatever the pool size. The first is built once per shape
+    (config.prepared): every judging page asks it.
+    """
+    topic = assignment.topic
+    # The item, its hits and this assignment's judgments of them in one query.
+    hits: list[Hit] = prepared_rows(Hit, _item_hits, item_id=item_id, **assignment_ids(assignment))
     item_obj: PoolItem | None
     if hits:
         item_obj = hits[0].item
     else:  # an item without hits still has a page, saying so
         item_obj = (
-            pool_items_of(assignment).filter(pk=item_id).only("topic_id", *item_fields).first()
+            pool_items_of(assignment).filter(pk=item_id).only("topic_id", *_ITEM_FIELDS).first()
         )
         if item_obj is None:
             return None
     statuses = item_statuses(assignment)
     views, thread_of = hit_views(hits, topic)
     return _assemble(assignment, item_obj, views, statuses, thread_of)
+
+
+def _shown_posts(post_ids: list[int]) -> QuerySet[Post]:
+    """The posts of an item's hits as the pane shows them (config.prepared: every page)."""
+    return (
+        Post.objects.filter(pk__in=post_ids)
+        .select_related("thread")
+        .only("pk", "kind", "body", "thread__id", "thread__title")
+    )
 
 
 def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[int, int]]:
@@ -203,12 +227,8 @@ def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[in
     queries (posts and formulas, or documents; threads). A hit read without an assignment's
     annotations shows no judgment (the adjudication page shows every assessor's beside it
     instead)."""
-    posts = {
-        p.pk: p
-        for p in Post.objects.filter(pk__in={h.post_id for h in hits if h.post_id})
-        .select_related("thread")
-        .only("pk", "kind", "body", "thread__id", "thread__title")
-    }
+    post_ids = sorted({h.post_id for h in hits if h.post_id})
+    posts = {p.pk: p for p in prepared_rows(Post, _shown_posts, post_ids=post_ids)}
     formula_ids = [h.formula_id for h in hits if h.formula_id is not None]
     formulas = (
         {

@@ -13,6 +13,7 @@ formulae · 30 of 100 posts"); an answer task's items are answers, one hit each.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import (
@@ -39,6 +40,7 @@ from assessment.selectors.handover import (
     previous_judgments,
 )
 from collection.models import RetrievalTask
+from config.prepared import prepared_rows
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -48,6 +50,8 @@ __all__ = [
     "SubqueryCount",
     "Units",
     "assignment_for",
+    "assignment_from_ids",
+    "assignment_ids",
     "assignments_with_progress",
     "item_statuses",
     "next_unjudged_item_id",
@@ -247,13 +251,21 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
     ]
 
 
-def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignment | None:
-    """The assessor's own active assignment with its topic and task, or None (→ 404)."""
-    return (
-        Assignment.objects.select_related("topic__task")
-        .filter(pk=assignment_id, assessor_id=assessor.pk, revoked_at__isnull=True)
-        .first()
+def _own_assignment(assignment_id: int, assessor_id: int) -> QuerySet[Assignment]:
+    return Assignment.objects.select_related("topic__task").filter(
+        pk=assignment_id, assessor_id=assessor_id, revoked_at__isnull=True
     )
+
+
+def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignment | None:
+    """The assessor's own active assignment with its topic and task, or None (→ 404). Every
+    judging page asks: the query's SQL is built once (config.prepared)."""
+    if assessor.pk is None:  # an anonymous user owns nothing
+        return None
+    rows = prepared_rows(
+        Assignment, _own_assignment, assignment_id=assignment_id, assessor_id=assessor.pk
+    )
+    return rows[0] if rows else None
 
 
 @dataclass(frozen=True)
@@ -275,14 +287,8 @@ class ItemStatus:
         return "partial" if self.judged else "unjudged"
 
 
-def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemStatus]:
-    """Every pool item of the assignment's topic in display order with its judged hits.
-
-    One query; the judgment join is restricted to the assignment's line (its own judgments
-    and, after a continue-move, the previous assessors'). ``detail`` adds the flagged count
-    and the best grade, both of the assessor's own judgments (the item list shows them; the
-    judging page needs neither), and the hits judged by a previous assessor.
-    """
+def _status_rows(assignment: Assignment, *, detail: bool) -> QuerySet[PoolItem]:
+    """The pool items of ``item_statuses`` with their counts as annotations."""
     mine = Q(hits__judgments__assignment=assignment)
     counts: dict[str, Count | Max] = {
         "n_hits": Count("hits", distinct=True),
@@ -294,21 +300,60 @@ def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemS
         counts["best"] = Max("hits__judgments__grade", filter=mine)
         if previous is not None:
             counts["n_previous"] = Count("hits__judgments", filter=previous)
-    rows = (
-        pool_items_of(assignment)
-        .order_by("display_order")
-        .annotate(**counts)
-        .values_list("pk", *counts)
+    return pool_items_of(assignment).order_by("display_order").only("pk").annotate(**counts)
+
+
+def assignment_ids(assignment: Assignment) -> dict[str, int | list[int]]:
+    """What decides an assignment's prepared queries (config.prepared), as ids: its training
+    round and line start, when it has one, are a list of one (a list's length is part of the
+    prepared shape: with or without a round, with or without a line)."""
+    return {
+        "assignment_id": assignment.pk,
+        "topic_id": assignment.topic_id,
+        "training_round": [assignment.training_round_id] if assignment.training_round_id else [],
+        "line_start": [assignment.line_start_id] if assignment.line_start_id else [],
+    }
+
+
+def assignment_from_ids(
+    assignment_id: int, topic_id: int, training_round: list[int], line_start: list[int]
+) -> Assignment:
+    """The assignment ``assignment_ids`` describes, enough for its filters (not saved)."""
+    return Assignment(
+        pk=assignment_id,
+        topic_id=topic_id,
+        training_round_id=training_round[0] if training_round else None,
+        line_start_id=line_start[0] if line_start else None,
     )
+
+
+def _plain_status_rows(**ids: Any) -> QuerySet[PoolItem]:
+    return _status_rows(assignment_from_ids(**ids), detail=False)
+
+
+def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemStatus]:
+    """Every pool item of the assignment's topic in display order with its judged hits.
+
+    One query; the judgment join is restricted to the assignment's line (its own judgments
+    and, after a continue-move, the previous assessors'). ``detail`` adds the flagged count
+    and the best grade, both of the assessor's own judgments (the item list shows them; the
+    judging page needs neither), and the hits judged by a previous assessor. Without detail
+    (every judging page and submit asks) the query's SQL is built once (config.prepared).
+    """
+    rows: list[Any]  # pool items with the counts as attributes
+    if detail:
+        rows = list(_status_rows(assignment, detail=True))
+    else:
+        rows = prepared_rows(PoolItem, _plain_status_rows, **assignment_ids(assignment))
     return [
         ItemStatus(
-            item_id=row[0],
+            item_id=row.pk,
             position=i,
-            hits=row[1],
-            judged=row[2],
-            flagged=row[3] if detail else 0,
-            best_grade=row[4] if detail else None,
-            previous=row[5] if detail and previous is not None else 0,
+            hits=row.n_hits,
+            judged=row.n_judged,
+            flagged=row.n_flagged if detail else 0,
+            best_grade=row.best if detail else None,
+            previous=getattr(row, "n_previous", 0) if detail else 0,
         )
         for i, row in enumerate(rows, start=1)
     ]

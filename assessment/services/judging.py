@@ -26,6 +26,7 @@ from assessment.guidelines import GradeScale
 from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment, JudgmentRevision
 from assessment.selectors.guidelines import guidelines_for_assignment
 from assessment.selectors.handover import previous_judgments
+from config.prepared import prepared_rows
 from pooling.locks import topic_pools_lock
 from pooling.models import Hit, PoolItem
 
@@ -98,18 +99,35 @@ def _count(hits: QuerySet[Hit]) -> Subquery:
     )
 
 
-def _lock_topic_pool(assignment_id: int, topic_id: int | None) -> int:
+def _lock_topic_pool(topic_id: int) -> None:
     """Take the pool lock of the assignment's topic, first of all locks (pooling/locks.py), so
     a rebuild running at the same time neither removes a hit being judged nor makes this
-    submit fail. Returns the topic id (read when the caller does not know it)."""
-    if topic_id is None:
-        topic_id = (
-            Assignment.objects.filter(pk=assignment_id).values_list("topic_id", flat=True).first()
-        )
-        if topic_id is None:
-            raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
+    submit fail."""
     topic_pools_lock(topic_ids=[topic_id])
-    return topic_id
+
+
+def _assignment_in_scope(
+    assignment_id: int, topic_id: int, assessor_id: int, item_id: int, hit_ids: list[int]
+) -> QuerySet[Assignment]:
+    """The assessor's own active assignment, to be row-locked, with how many of ``hit_ids``
+    are hits of the item, the item being its topic's (and its training round's)."""
+    in_topic = Hit.objects.filter(
+        pk__in=hit_ids, item_id=item_id, item__topic_id=OuterRef("topic_id")
+    )
+    # A training assignment reaches only the round's own items.
+    in_round = in_topic.filter(item__training_rounds=OuterRef("training_round_id"))
+    return (
+        Assignment.objects.select_for_update(of=("self",))
+        .filter(pk=assignment_id, topic_id=topic_id, assessor_id=assessor_id, revoked_at=None)
+        # A machine judge's grades come from its file only (machine_judgments_store).
+        .exclude(purpose=Assignment.Purpose.MACHINE)
+        .annotate(
+            hits_in_scope=Case(
+                When(training_round__isnull=True, then=_count(in_topic)),
+                default=_count(in_round),
+            )
+        )
+    )
 
 
 def _locked_assignment(
@@ -120,31 +138,21 @@ def _locked_assignment(
     hit_ids: Sequence[int],
 ) -> Assignment:
     """The assessor's own active assignment, row-locked, once the hits are checked to be
-    the item's and the item its topic's (one query).
+    the item's and the item its topic's (one query, its SQL built once: config.prepared).
 
     The lock serializes every submit to one assignment, so two requests for the same
     (assignment, hit) cannot both insert: the second waits, then finds the first's row.
     """
-    in_topic = Hit.objects.filter(
-        pk__in=hit_ids, item_id=item_id, item__topic_id=OuterRef("topic_id")
+    rows = prepared_rows(
+        Assignment,
+        _assignment_in_scope,
+        assignment_id=assignment_id,
+        topic_id=topic_id,
+        assessor_id=assessor.pk,
+        item_id=item_id,
+        hit_ids=list(hit_ids),
     )
-    # A training assignment reaches only the round's own items.
-    in_round = in_topic.filter(item__training_rounds=OuterRef("training_round_id"))
-    locked = (
-        Assignment.objects.select_for_update(of=("self",))
-        .filter(
-            pk=assignment_id, topic_id=topic_id, assessor_id=assessor.pk, revoked_at__isnull=True
-        )
-        # A machine judge's grades come from its file only (machine_judgments_store).
-        .exclude(purpose=Assignment.Purpose.MACHINE)
-        .annotate(
-            hits_in_scope=Case(
-                When(training_round__isnull=True, then=_count(in_topic)),
-                default=_count(in_round),
-            )
-        )
-        .first()
-    )
+    locked = rows[0] if rows else None
     if locked is None:
         raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
     if locked.hits_in_scope != len(hit_ids):  # type: ignore[attr-defined]
@@ -312,7 +320,10 @@ def _submit(
     if not verdicts:
         raise JudgmentInvalid({0: "nothing to submit: grade at least one hit"})
     # Issue 12 §4: the task's own scale bounds grades and flags; judgments record its version.
-    scale, guidelines_version_id = guidelines_for_assignment(assignment_id=assignment_id)
+    # An assignment's topic never changes; the row lock below checks it again.
+    scale, guidelines_version_id, its_topic_id = guidelines_for_assignment(
+        assignment_id=assignment_id
+    )
     problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
     hit_ids = [v.hit_id for v in verdicts]
     if len(set(hit_ids)) != len(hit_ids):
@@ -320,8 +331,11 @@ def _submit(
     seconds = _checked_seconds(active_seconds)
     if problems:
         raise JudgmentInvalid(problems)
+    topic_id = topic_id if topic_id is not None else its_topic_id
+    if topic_id is None:
+        raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
     with transaction.atomic():
-        topic_id = _lock_topic_pool(assignment_id, topic_id)
+        _lock_topic_pool(topic_id)
         locked = _locked_assignment(assignment_id, topic_id, assessor, item_id, hit_ids)
         _refuse_previous(locked, hit_ids)
         applied = _apply(

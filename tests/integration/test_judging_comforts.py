@@ -161,6 +161,33 @@ def test_menu_costs_no_query_when_pages_render(django_assert_max_num_queries) ->
     assert ">Runs</a>" in html
 
 
+def test_menu_follows_new_roles_when_user_keeps_the_same_session() -> None:
+    participant = UserFactory.create(username="dave")
+    TeamFactory.create().members.add(participant)
+    client = _client(participant)
+
+    def menu() -> list[str]:
+        html = client.get(reverse("home")).content.decode()
+        nav = re.search(r'<nav class="mainnav".*?</nav>', html, re.DOTALL)
+        assert nav is not None
+        return re.findall(r">([^<>]+)</a>", nav.group(0))
+
+    assert menu() == ["Runs", "Results"]
+    Assignment.objects.create(topic=TopicFactory.create(), assessor=participant)
+    # The user's roles are read with the user on every request, never kept from an earlier one.
+    assert menu() == ["My assignments", "Runs", "Results"]
+
+
+def test_session_is_logged_out_when_its_user_is_deleted() -> None:
+    user = UserFactory.create(username="erin")
+    client = _client(user)
+    assert client.get(reverse("assessment:home")).status_code == 200
+    user.delete()
+    answer = client.get(reverse("assessment:home"))
+    assert answer.status_code == 302
+    assert answer["Location"].startswith(reverse("login"))
+
+
 def test_forbidden_and_missing_pages_use_the_layout_when_an_assessor_strays() -> None:
     client = _client(UserFactory.create(username="alice"))
     forbidden = client.get(reverse("assessment:organize"))
