@@ -61,11 +61,11 @@ class _Changes:
 
 
 def pool_chunk_write(
+    *,
     chunk: Sequence[tuple[int, str, dict[str, PlannedItem]]],
     settings: PoolSettings,
     build: PoolBuild,
     counts: Counter[str],
-    *,
     done: int,
     fingerprints: dict[int, str],
 ) -> None:

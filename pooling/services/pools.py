@@ -91,7 +91,12 @@ def pool_build(
                 plans = list(_plans(target, settings, runs, chunk))
                 done = skipped + start + len(chunk)
                 pool_chunk_write(
-                    plans, settings, build, counts, done=done, fingerprints=fingerprints
+                    chunk=plans,
+                    settings=settings,
+                    build=build,
+                    counts=counts,
+                    done=done,
+                    fingerprints=fingerprints,
                 )
                 job_checkpoint("pool_build", done)
                 if progress is not None:
