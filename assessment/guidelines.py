@@ -39,8 +39,8 @@ MAX_TOP_GRADE = 4  # the database allows grades 0-4; a task's scale may stop low
 FLAG_CODES: tuple[str, ...] = ("system_failure", "dont_know")
 FLAG_LABELS = {"system_failure": "System failure", "dont_know": "Do not know"}
 
-# Keys of static/js/judge.js that are not grades or flags, with what they do. Letters are
-# compared lower-cased, as the page does. Keep this in step with judge.js's onKey: a key the
+# Keys of the judging page that are not grades or flags, with what they do. Letters are
+# compared lower-cased, as the page does. Keep this in step with static/js/judge_keys.js: a key the
 # page gives a meaning to must be here (Enter, Tab, Escape and the arrows are not single
 # printable characters, so a scale cannot take them anyway).
 RESERVED_KEYS: Mapping[str, str] = {

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.collection_dump import QUESTION_EVERY, formula_post, formula_visual_id, is_answer
-from bench.pooling import noisy_order
+from bench.pooling_data import noisy_order
 from demo.synthetic.topics import make_topic, write_topics
 from demo.synthetic.vocabulary import ANSWER_MIDDLES, ANSWER_OPENERS, SHAPES
 

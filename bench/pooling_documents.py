@@ -31,15 +31,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.pooling import (  # noqa: E402 - after the path is set
-    RUNS_PER_TEAM,
-    UNIVERSE,
     _admin,
     _scratch_database,
     cached_figures,
-    rankings,
     report,
     timed_build,
 )
+from bench.pooling_data import RUNS_PER_TEAM, UNIVERSE, rankings  # noqa: E402
 
 CAMPAIGN = "DocPool-Bench"
 PRIMARY_DEPTH, ALTERNATE_DEPTH = 45, 20

@@ -13,7 +13,7 @@ takes its locks in this order:
 2. then row locks: the assignment (``SELECT … FOR UPDATE``), then pool items, hits and
    judgments (by the writes themselves).
 
-Pool builds (``pooling.services.pools``, per chunk of topics) and judging submits
+Pool builds (``pooling.services.pool_writes``, per chunk of topics) and judging submits
 (``assessment.services.judging``) both start with step 1, so for one topic they run one after
 the other: a build sees every judgment committed before it and never removes a judged hit,
 and a submit sees the pool as the build left it. Nothing waits for a topic lock while holding

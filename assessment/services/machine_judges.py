@@ -18,9 +18,7 @@ file no longer gives are removed. Ids the task's pools do not hold are skipped a
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -29,23 +27,17 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
-from assessment.models import (
-    COMMENT_MAX_CHARS,
-    Assignment,
-    Judgment,
-    MachineJudge,
-    TrainingRound,
-)
-from assessment.selectors.guidelines import guidelines_current
+from assessment.models import Assignment, Judgment, MachineJudge, TrainingRound
 from assessment.selectors.machine_judges import machine_label, pool_hits_by_id
 from assessment.services.judging import HitVerdict, machine_judgments_store
-from collection.formats.judge_grades import (
-    GradeProblem,
-    JudgeGrade,
-    JudgeGradesError,
-    judge_grades_decode,
-    judge_grades_parse,
+from assessment.services.machine_judge_files import (
+    MACHINE_FILE_MAX_BYTES,
+    MachineJudgeError,
+    machine_file_read,
+    machine_grades_parse,
+    machine_judge_fields_check,
 )
+from collection.formats.judge_grades import JudgeGrade
 from collection.models import RetrievalTask, Topic
 from pooling.locks import topic_pools_lock
 
@@ -58,19 +50,7 @@ __all__ = [
     "machine_judge_import",
 ]
 
-# A judge file of 100 topics x 5,000 items with a paragraph of rationale each fits easily.
-MACHINE_FILE_MAX_BYTES = 512 * 1024 * 1024
-NAME_MAX_CHARS = MachineJudge._meta.get_field("name").max_length or 100
 SHOWN_TOPICS = 10
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-class MachineJudgeError(Exception):
-    """A machine-judge request breaks a rule; ``problems`` lists each (file, line, field)."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
-        super().__init__("; ".join(self.problems))
 
 
 @dataclass
@@ -134,69 +114,6 @@ class MachineImport:
             "counts_in_qrels": self.counts_in_qrels,
             "report": self.lines(),
         }
-
-
-def _read(source: str | Path | IO[bytes]) -> tuple[str, bytes]:
-    """(file name, bytes) of a path or an uploaded file, refused past the size bound."""
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        try:
-            with path.open("rb") as stream:
-                data = stream.read(MACHINE_FILE_MAX_BYTES + 1)
-        except OSError as error:
-            raise MachineJudgeError([f"{path.name}: cannot read it ({error.strerror})"]) from error
-        name = path.name
-    else:
-        name = Path(str(getattr(source, "name", "") or "upload")).name
-        data = source.read(MACHINE_FILE_MAX_BYTES + 1)
-    if len(data) > MACHINE_FILE_MAX_BYTES:
-        raise MachineJudgeError([f"{name}: larger than {MACHINE_FILE_MAX_BYTES:,} bytes"])
-    return name, data
-
-
-def _checked_fields(task: RetrievalTask, name: str, description: str) -> list[str]:
-    problems = []
-    if task.kind == RetrievalTask.Kind.OPENQA:
-        problems.append(
-            "open-QA answers are judged in the answer task's topics: machine judges grade "
-            "answer, formula and document tasks"
-        )
-    if not name:
-        problems.append("name: give the judge a name")
-    elif len(name) > NAME_MAX_CHARS or _CONTROL.search(name):
-        problems.append(f"name: at most {NAME_MAX_CHARS} characters, no control characters")
-    if len(description) > COMMENT_MAX_CHARS or "\x00" in description:
-        problems.append(f"description: at most {COMMENT_MAX_CHARS:,} characters, no NUL")
-    return problems
-
-
-def _grade_problem(grade: JudgeGrade, scale: Any) -> GradeProblem | None:
-    """The judging service's check of one grade (HitVerdict.problem), with its line and field."""
-    problem = HitVerdict(hit_id=0, grade=grade.grade, comment=grade.rationale).problem(scale)
-    if problem is None:
-        return None
-    where = "rationale" if "comment" in problem else "grade"
-    return GradeProblem(grade.line, where, problem.replace("the comment", "the rationale"))
-
-
-def _parsed(task: RetrievalTask, file_name: str, data: bytes, file_format: str) -> Any:
-    """(format, grades, scale, guidelines version id) of a file checked against the task."""
-    current = guidelines_current(task=task)
-    try:
-        text = judge_grades_decode(data, file_name=file_name, max_bytes=MACHINE_FILE_MAX_BYTES)
-        chosen, grades = judge_grades_parse(
-            text,
-            file_name=file_name,
-            file_format=file_format,
-            top=current.scale.top,
-            max_rationale=COMMENT_MAX_CHARS,
-        )
-        problems = [p for g in grades if (p := _grade_problem(g, current.scale)) is not None]
-        if problems:
-            raise JudgeGradesError(file_name, problems[:50])
-    except JudgeGradesError as error:
-        raise MachineJudgeError(error.messages) from error
-    return chosen, grades, current.scale, current.version_id
 
 
 def _account_for(task: RetrievalTask, name: str) -> User:
@@ -331,10 +248,10 @@ def machine_judge_import(
     ``description`` replaces the old one.
     """
     name, description = name.strip(), description.strip()
-    if problems := _checked_fields(task, name, description):
+    if problems := machine_judge_fields_check(task, name, description):
         raise MachineJudgeError(problems)
-    file_name, data = _read(source)
-    chosen, grades, scale, version_id = _parsed(task, file_name, data, file_format)
+    file_name, data = machine_file_read(source)
+    chosen, grades, scale, version_id = machine_grades_parse(task, file_name, data, file_format)
     checksum = hashlib.sha256(data).hexdigest()
     numbers = {g.topic for g in grades}
     with transaction.atomic():

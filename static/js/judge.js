@@ -1,24 +1,19 @@
 // The judging page, keyboard first. Without this file the page is a plain form POST.
 //
-// - Keys: the task's grade keys (3 2 1 0 / h m l n by default) grade the focused hit, its flag
-//   keys (f / d) flag it (the page's #judge-scale JSON), j / k move between hits, t opens the
-//   focused hit's thread and q the topic's (new tab), Enter submits the item, ← / → go to the
-//   previous / next item, ? legend. Tab is the browser's own: it reaches every link and
+// - Keys (static/js/judge_keys.js): the task's grade and flag keys (the page's #judge-scale
+//   JSON) act on the focused hit. Tab is the browser's own: it reaches every link and
 //   control, and focusing something inside a hit makes that hit the focused one.
-// - Drafts: what is chosen or typed and not saved yet is kept in localStorage per (user,
-//   assignment, item), with the revision of the saved judgment it was made against. A reload,
-//   a crash or a closed tab brings it back as "restored, not saved yet"; a newer saved
-//   judgment wins over an older draft; a successful submit clears it; logging out clears
-//   every draft of the browser (static/js/session.js).
+// - Drafts (static/js/judge_drafts.js): unsaved choices and comments survive a reload; a
+//   successful submit clears them; logging out clears every draft of the browser.
 // - Submit goes to the JSON endpoint (data-api) without reloading; a failed request keeps the
 //   page as it is and retries with the same client token, so the server stores it once.
 // - After a submit the next unjudged item is fetched and swapped in (no full reload).
-// - Active time: time with the tab visible; an idle gap over two minutes is not counted.
+// - Active time (static/js/active_clock.js): time with the tab visible; an idle gap over two
+//   minutes is not counted.
 // - Coming back to the tab re-reads the item's judgments, so a second tab shows the latest.
 (function () {
   "use strict";
 
-  var IDLE_LIMIT_MS = 120000;
   var RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15000];
   // The task's scale (issue 12 §4), read from the page's #judge-scale JSON by readScale():
   // key -> choice (a grade as text or a flag code), flag code -> label, what to choose.
@@ -27,8 +22,12 @@
   var KEY_CHOICES = {};
   var FLAGS = {};
   var CHOOSE_HINT = "";
-  var DRAFT_PREFIX = "qrelsmith.draft.";
-  var DRAFT_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+  var drafts = window.qrelsmithDrafts;
+  var clock = window.qrelsmithActiveClock;
+  var hits = window.qrelsmithHits;
+  var keys = window.qrelsmithJudgeKeys;
+  var judgeDrafts = window.qrelsmithJudgeDrafts;
+  var status = window.qrelsmithJudgeStatus.show;
   function readScale(root) {
     var blob = root.querySelector("#judge-scale");
     var scale = blob ? JSON.parse(blob.textContent) : {};
@@ -36,36 +35,6 @@
     FLAGS = scale.flags || {};
     CHOOSE_HINT = scale.hint || "";
   }
-
-  // ---- Active time ---------------------------------------------------------------------
-  var clock = {
-    totalMs: 0,
-    last: document.visibilityState === "visible" ? Date.now() : null,
-    activity: function () {
-      var now = Date.now();
-      if (this.last !== null) {
-        var gap = now - this.last;
-        if (gap <= IDLE_LIMIT_MS) this.totalMs += gap;
-      }
-      this.last = document.visibilityState === "visible" ? now : null;
-    },
-    seconds: function () {
-      this.activity();
-      return Math.round(this.totalMs / 100) / 10;
-    },
-    reset: function () {
-      this.totalMs = 0;
-      this.last = document.visibilityState === "visible" ? Date.now() : null;
-    },
-  };
-  var lastMove = 0;
-  ["keydown", "mousedown", "wheel", "touchstart", "scroll"].forEach(function (type) {
-    window.addEventListener(type, function () { clock.activity(); }, { passive: true, capture: true });
-  });
-  window.addEventListener("mousemove", function () {
-    var now = Date.now();
-    if (now - lastMove > 1000) { lastMove = now; clock.activity(); }
-  }, { passive: true });
 
   // ---- Page state -----------------------------------------------------------------------
   var page = null; // {root, form, hits, keys, focus, pending, retryTimer, leaveArmedUntil}
@@ -83,156 +52,14 @@
     return input ? input.value : "";
   }
 
-  function hitChoice(hit) {
-    var checked = $("input[type=radio]:checked", hit);
-    return checked ? checked.value : "";
-  }
-  function hitComment(hit) { return $("textarea", hit).value; }
+  var hitChoice = hits.choice;
+  var hitComment = hits.comment;
+  var setChoice = hits.setChoice;
+  var showHitError = hits.showError;
+  function markHit(hit) { hits.mark(hit, FLAGS); }
 
-  function markHit(hit) {
-    var choice = hitChoice(hit);
-    var dirty = choice !== hit.dataset.choice || hitComment(hit).trim() !== hit.dataset.comment;
-    hit.classList.toggle("is-dirty", dirty);
-    hit.classList.toggle("is-judged", !!choice && !dirty);
-    if (!dirty) hit.classList.remove("is-restored");
-    hit.classList.toggle("needs-comment", !!FLAGS[choice] && !hitComment(hit).trim());
-    var state = $("[data-state]", hit);
-    if (state) {
-      state.textContent = !dirty ? (choice ? "saved" : "not judged")
-        : hit.classList.contains("is-restored") ? "restored, not saved yet" : "not saved yet";
-    }
-  }
-
-  function setChoice(hit, value) {
-    $all("input[type=radio]", hit).forEach(function (radio) { radio.checked = radio.value === value; });
-  }
-
-  // ---- Drafts (localStorage) -----------------------------------------------------------
-  var storage = (function () {
-    try {
-      var probe = DRAFT_PREFIX + "probe";
-      window.localStorage.setItem(probe, "1");
-      window.localStorage.removeItem(probe);
-      return window.localStorage;
-    } catch (error) {
-      return null;  // private mode or storage disabled: the page warns before unloading
-    }
-  })();
-
-  function draftKey() {
-    var user = document.body.dataset.user;
-    if (!storage || !user || !page) return null;
-    return DRAFT_PREFIX + user + "." + page.form.dataset.assignment + "." + page.form.dataset.item;
-  }
-
-  function readDraft() {
-    var key = draftKey();
-    if (!key) return null;
-    try {
-      var draft = JSON.parse(storage.getItem(key) || "null");
-      return draft && typeof draft.hits === "object" ? draft : null;
-    } catch (error) {
-      return null;
-    }
-  }
-
-  // Keeps the unsaved hits of the page (nothing when every hit is as saved).
-  function saveDraft() {
-    var key = draftKey();
-    if (!key) return;
-    var hits = {};
-    var count = 0;
-    page.hits.forEach(function (hit) {
-      if (!hit.classList.contains("is-dirty")) return;
-      hits[hit.dataset.hit] = { choice: hitChoice(hit), comment: hitComment(hit), revision: hit.dataset.revision };
-      count += 1;
-    });
-    try {
-      if (count) storage.setItem(key, JSON.stringify({ saved: Date.now(), hits: hits }));
-      else storage.removeItem(key);
-    } catch (error) { /* storage full: the page still has it */ }
-  }
-
-  function clearDraft() {
-    var key = draftKey();
-    if (key) storage.removeItem(key);
-  }
-
-  // Puts a draft's hits back, unless the saved judgment changed since the draft was made.
-  function restoreDraft() {
-    var draft = readDraft();
-    if (!draft) return;
-    var restored = 0;
-    page.hits.forEach(function (hit) {
-      var kept = draft.hits[hit.dataset.hit];
-      if (!kept || String(kept.revision) !== hit.dataset.revision) return;  // newer save wins
-      setChoice(hit, kept.choice || "");
-      $("textarea", hit).value = kept.comment || "";
-      hit.classList.add("is-restored");
-      markHit(hit);
-      if (hit.classList.contains("is-dirty")) restored += 1;
-      else hit.classList.remove("is-restored");
-    });
-    saveDraft();  // drops what did not apply
-    if (!restored) return;
-    var what = restored === 1 ? "1 unsaved choice" : restored + " unsaved choices";
-    status("Restored " + what + " from your last visit — not saved yet. Enter saves.", "info",
-      { label: "Discard", run: discardDraft }, 8000);
-  }
-
-  function discardDraft() {
-    page.hits.forEach(function (hit) {
-      if (!hit.classList.contains("is-restored")) return;
-      setChoice(hit, hit.dataset.choice);
-      $("textarea", hit).value = hit.dataset.comment;
-      hit.classList.remove("is-restored");
-      markHit(hit);
-    });
-    saveDraft();
-    status("Draft discarded: the saved judgments are shown.", "info");
-  }
-
-  function purgeOldDrafts() {
-    if (!storage) return;
-    var now = Date.now();
-    for (var i = storage.length - 1; i >= 0; i -= 1) {
-      var key = storage.key(i);
-      if (!key || key.indexOf(DRAFT_PREFIX) !== 0) continue;
-      try {
-        var draft = JSON.parse(storage.getItem(key));
-        if (!draft || !(now - draft.saved < DRAFT_MAX_AGE_MS)) storage.removeItem(key);
-      } catch (error) {
-        storage.removeItem(key);
-      }
-    }
-  }
-
-  function showHitError(hit, text) {
-    var box = $("[data-error]", hit);
-    box.textContent = text || "";
-    box.hidden = !text;
-    hit.classList.toggle("has-error", !!text);
-  }
-
-  var statusTimer = null;
-  function status(text, kind, action, showMs) {
-    var box = $("#judge-status");
-    if (!box) return;
-    clearTimeout(statusTimer);
-    box.className = "judge-status" + (kind ? " is-" + kind : "");
-    box.textContent = text;
-    if (action) {
-      var button = document.createElement("button");
-      button.type = "button";
-      button.textContent = action.label;
-      button.addEventListener("click", action.run);
-      box.appendChild(button);
-    }
-    box.hidden = !text;
-    if (kind === "saved" || kind === "info") {
-      statusTimer = setTimeout(function () { box.hidden = true; }, showMs || 2500);
-    }
-  }
+  // ---- Drafts (judge_drafts.js) ------------------------------------------------------------
+  function saveDraft() { if (page) judgeDrafts.save(page); }
 
   // Which hit the keys act on; the DOM focus stays where it is (Tab moved it there).
   function markFocus(index) {
@@ -387,15 +214,7 @@
       var hit = $('.hit[data-hit="' + j.hit + '"]', page.root);
       if (!hit) return;
       if (!force && hit.classList.contains("is-dirty")) return; // never overwrite unsaved work
-      var value = j.grade === null || j.grade === undefined ? j.flag : String(j.grade);
-      hit.dataset.choice = value;
-      hit.dataset.comment = (j.comment || "").trim();
-      hit.dataset.revision = String(j.revision);
-      hit.classList.remove("is-restored");
-      setChoice(hit, value);
-      $("textarea", hit).value = j.comment || "";
-      showHitError(hit, "");
-      markHit(hit);
+      hits.apply(hit, j, FLAGS);
     });
   }
 
@@ -413,7 +232,7 @@
     page.pending = null;
     clock.reset();
     applyJudgments(data.judgments || [], true);
-    clearDraft();
+    judgeDrafts.clear(page);
     updateProgress(data);
     var next = data.next_unjudged_url;
     if (next) {
@@ -436,9 +255,9 @@
       })
       .catch(function () { /* offline: the page keeps what it has */ });
   }
+  // The clock (active_clock.js) takes its own note of the tab being hidden or shown.
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible") { clock.last = Date.now(); refresh(); }
-    else { clock.activity(); clock.last = null; }
+    if (document.visibilityState === "visible") refresh();
   });
 
   // ---- Moving between items without reloading -----------------------------------------
@@ -478,7 +297,7 @@
     if (isDirty() && !(page.leaveArmedUntil > Date.now())) {
       page.leaveArmedUntil = Date.now() + 4000;
       status("Unsaved changes here. Enter submits them; press " + (direction === "next" ? "→" : "←") +
-        " again to leave them" + (storage ? " (kept as a draft on this computer)." : "."), "error");
+        " again to leave them" + (drafts.available ? " (kept as a draft on this computer)." : "."), "error");
       return;
     }
     go(link.href, true);
@@ -487,64 +306,14 @@
   window.addEventListener("popstate", function () { if (page) go(location.href, false); });
   // A draft survives a reload; without storage, unsaved work would not.
   window.addEventListener("beforeunload", function (event) {
-    if (!storage && (isDirty() || (page && page.pending))) { event.preventDefault(); event.returnValue = ""; }
+    if (!drafts.available && (isDirty() || (page && page.pending))) { event.preventDefault(); event.returnValue = ""; }
   });
 
-  // ---- Keyboard ------------------------------------------------------------------------
-  function toggle(id) {
-    var panel = document.getElementById(id);
-    if (!panel) return;
-    ["legend", "definitions"].forEach(function (other) {  // one overlay at a time
-      var card = document.getElementById(other);
-      if (card && other !== id) card.hidden = true;
-    });
-    panel.hidden = !panel.hidden;
-    var button = $('[data-toggle="' + id + '"]', page.root);
-    if (button) button.setAttribute("aria-expanded", String(!panel.hidden));
-  }
-
-  function onKey(event) {
-    if (!page) return;
-    var target = event.target;
-    var inText = target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && target.type === "text");
-    if (inText) {
-      if (event.key === "Escape") { event.preventDefault(); target.blur(); setFocus(page.focus, false); }
-      else if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
-      return;
-    }
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    var key = event.key;  // Tab is never taken: it reaches every link and control
-    var lower = key.length === 1 ? key.toLowerCase() : key;
-    if (key.length === 1 && Object.prototype.hasOwnProperty.call(page.keys, lower)) {
-      event.preventDefault();
-      choose(page.keys[lower]);
-    } else if (key === "j" || key === "k") {
-      event.preventDefault();
-      setFocus(page.focus + (key === "k" ? -1 : 1));
-    } else if (lower === "t" || lower === "q") {
-      event.preventDefault();
-      openThread(lower === "q" ? "topic" : "hit");
-    } else if (key === "Enter") {
-      if (target.tagName === "A" || target.tagName === "BUTTON" || target.tagName === "SUMMARY") return;
-      event.preventDefault();
-      submit();
-    } else if (key === "ArrowRight" || key === "ArrowLeft") {
-      event.preventDefault();
-      leave(key === "ArrowRight" ? "next" : "prev");
-    } else if (key === "?") {
-      event.preventDefault();
-      toggle("legend");
-    } else if (key === "g") {
-      event.preventDefault();
-      toggle("definitions");
-    } else if (key === "c") {
-      event.preventDefault();
-      $("textarea", page.hits[page.focus]).focus();
-    } else if (key === "Escape") {
-      ["legend", "definitions"].forEach(function (id) { var p = document.getElementById(id); if (p) p.hidden = true; });
-    }
-  }
-  document.addEventListener("keydown", onKey);
+  // ---- Keyboard (judge_keys.js) ------------------------------------------------------------
+  function toggle(id) { keys.toggle(id, page.root); }
+  keys.listen(function () { return page; }, {
+    choose: choose, setFocus: setFocus, openThread: openThread, submit: submit, leave: leave,
+  });
 
   // ---- Wiring a page -------------------------------------------------------------------
   function init(root) {
@@ -578,7 +347,7 @@
     $all("[data-nav]", root).forEach(function (link) {
       link.addEventListener("click", function (event) { event.preventDefault(); leave(link.dataset.nav); });
     });
-    restoreDraft();
+    judgeDrafts.restore(page, FLAGS, status);
     var firstOpen = page.hits.findIndex(function (hit) { return !hitChoice(hit); });
     setFocus(firstOpen >= 0 ? firstOpen : 0, false);
     document.body.classList.add("judge-js");
@@ -588,7 +357,7 @@
 
   function start() {
     var root = document.getElementById("judge-app");
-    purgeOldDrafts();
+    drafts.purgeOld();
     if (root) init(root);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -176,10 +176,12 @@ def test_dual_refuses_when_topic_has_no_official_assessor() -> None:
 def test_a_concurrent_duplicate_becomes_an_assignment_error_when_the_database_refuses_it() -> None:
     # Two organizers' requests passed their checks at the same time; the database's
     # one-official-per-topic rule stops the second insert, which must not be a server error.
-    from assessment.services.assignments import _insert
+    from assessment.services.assignments.rules import assignments_insert
 
     topic = TopicFactory.create()
     AssignmentFactory.create(topic=topic)
     with pytest.raises(AssignmentError, match="at the same time"):
-        _insert([Assignment(topic=topic, assessor=UserFactory.create(), purpose="official")])
+        assignments_insert(
+            [Assignment(topic=topic, assessor=UserFactory.create(), purpose="official")]
+        )
     assert Assignment.objects.filter(topic=topic).count() == 1
