@@ -23,9 +23,9 @@ SUBMIT_PHASES = {
     ("perform_authentication", "rest_framework/views.py"): "session + user (DRF auth)",
     ("is_valid", "rest_framework/serializers.py"): "JSON body validation",
     ("guidelines_for_assignment", "assessment/selectors/guidelines.py"): "task scale lookup",
-    ("_lock_topic_pool", "assessment/services/judging.py"): "topic advisory lock",
-    ("_locked_assignment", "assessment/services/judging.py"): "assignment row lock + scope",
-    ("_refuse_previous", "assessment/services/judging.py"): "continue-move check",
+    ("lock_topic_pool", "assessment/services/judging_checks.py"): "topic advisory lock",
+    ("locked_assignment", "assessment/services/judging_checks.py"): "assignment row lock + scope",
+    ("refuse_previous", "assessment/services/judging_checks.py"): "continue-move check",
     ("_apply", "assessment/services/judging.py"): "insert judgment + revision",
     ("_state", "assessment/api/judging.py"): "progress + next item (response)",
 }

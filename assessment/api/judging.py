@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assessment.models import COMMENT_MAX_CHARS, MAX_GRADE, Assignment, Judgment
-from assessment.selectors.judging import item_previous_hit_ids, item_state
+from assessment.selectors.item_state import item_previous_hit_ids, item_state
 from assessment.selectors.progress import (
     assignment_for,
     item_statuses,

@@ -48,10 +48,7 @@ __all__ = [
     "ItemPage",
     "TopicView",
     "hit_views",
-    "item_hit_ids",
     "item_page",
-    "item_previous_hit_ids",
-    "item_state",
     "topic_view",
 ]
 
@@ -371,41 +368,3 @@ def _assemble(
             query_terms(topic.title) if topic.task.kind == RetrievalTask.Kind.DOCUMENT else []
         ),
     )
-
-
-def item_state(assignment: Assignment, item_id: int) -> list[Judgment] | None:
-    """This assignment's judgments of one item (a second tab refreshes from it), or None when
-    the item is not in the assignment's topic. Two queries."""
-    if not pool_items_of(assignment).filter(pk=item_id).exists():
-        return None
-    return list(
-        Judgment.objects.filter(assignment=assignment, hit__item_id=item_id)
-        .order_by("hit__position", "hit_id")
-        .only("hit_id", "grade", "flag", "comment", "revision", "updated_at")
-    )
-
-
-def item_previous_hit_ids(assignment: Assignment, item_id: int) -> list[int]:
-    """Hits of one item judged by a previous assessor of the assignment's line (after a
-    continue-move): their ids only, never their grades. No query without a line."""
-    previous = previous_judgments(assignment)
-    if previous is None:
-        return []
-    return list(
-        Judgment.objects.filter(previous, hit__item_id=item_id)
-        .order_by("hit__position", "hit_id")
-        .values_list("hit_id", flat=True)
-    )
-
-
-def item_hit_ids(assignment: Assignment, item_id: int) -> list[int] | None:
-    """The hit ids of one item of the assignment's topic, in order; None if not in it."""
-    rows = list(
-        pool_items_of(assignment)
-        .filter(pk=item_id)
-        .order_by("hits__position", "hits__pk")
-        .values_list("hits__pk", flat=True)
-    )
-    if not rows:
-        return None
-    return [hit_id for hit_id in rows if hit_id is not None]

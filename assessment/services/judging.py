@@ -5,9 +5,7 @@ task's scale (0-3 by default) or a flag (system failure, do not know) with a req
 accumulates the active seconds spent on it, and each change of value is kept as a
 JudgmentRevision. A double click or a retried request stores one judgment and one revision.
 
-A submit takes the topic's pool lock before anything else (the lock order of
-pooling/locks.py), so it waits for a pool rebuild of that topic instead of failing with it.
-After a continue-move, hits judged by a previous assessor are refused (issue 11 §2).
+What a submit checks and locks first is judging_checks.py's.
 """
 
 from __future__ import annotations
@@ -19,14 +17,24 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, When
+from django.db.models import OuterRef
 from django.utils import timezone
 
 from assessment.guidelines import GradeScale
-from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment, JudgmentRevision
+from assessment.models import Assignment, Judgment, JudgmentRevision
 from assessment.selectors.guidelines import guidelines_for_assignment
-from assessment.selectors.handover import previous_judgments
-from config.prepared import prepared_rows
+from assessment.services.judging_checks import (
+    MAX_ACTIVE_SECONDS,
+    PREVIOUS_ASSESSOR,
+    HitVerdict,
+    JudgingNotFound,
+    JudgmentInvalid,
+    checked_seconds,
+    hits_count,
+    lock_topic_pool,
+    locked_assignment,
+    refuse_previous,
+)
 from pooling.locks import topic_pools_lock
 from pooling.models import Hit, PoolItem
 
@@ -40,140 +48,6 @@ __all__ = [
     "judgment_submit",
     "machine_judgments_store",
 ]
-
-# A single submit never claims more than an hour of work: a client clock gone wrong must not
-# poison the time-per-judgment statistics.
-MAX_ACTIVE_SECONDS = 3600.0
-FLAGS = frozenset(value for value in Judgment.Flag.values if value)
-PREVIOUS_ASSESSOR = (
-    "judged by a previous assessor of this topic: that judgment stays theirs and cannot be "
-    "changed here"
-)
-
-
-class JudgingNotFound(Exception):
-    """The assignment is not the assessor's own active one, or the hit is not in its topic.
-
-    Views answer 404: to the assessor such an assignment or item does not exist.
-    """
-
-
-class JudgmentInvalid(Exception):
-    """The submitted values break the saving rules; ``problems`` maps hit id to messages."""
-
-    def __init__(self, problems: dict[int, str]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(f"hit {hit}: {text}" for hit, text in problems.items()))
-
-
-@dataclass(frozen=True)
-class HitVerdict:
-    """What the assessor said about one hit: a grade, or a flag with a comment."""
-
-    hit_id: int
-    grade: int | None = None
-    flag: str = ""
-    comment: str = ""
-
-    def problem(self, scale: GradeScale) -> str | None:
-        """Why these values cannot be stored under the task's ``scale``, or None (the DB
-        check constraint's rule, with the scale's exact grades and flags)."""
-        if self.flag and self.flag not in FLAGS:
-            return f"unknown flag {self.flag!r}"
-        if (self.grade is None) == (not self.flag):
-            return f"choose one of {scale.choices_text()}"
-        if (wrong := scale.verdict_problem(self.grade, self.flag)) is not None:
-            return wrong
-        if self.flag and not self.comment.strip():
-            return f"{scale.label(None, self.flag)} needs a comment saying why"
-        if len(self.comment) > COMMENT_MAX_CHARS:
-            length = len(self.comment)
-            return f"the comment has {length:,} characters (at most {COMMENT_MAX_CHARS:,})"
-        return None
-
-
-def _count(hits: QuerySet[Hit]) -> Subquery:
-    return Subquery(
-        hits.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")[:1],
-        output_field=IntegerField(),
-    )
-
-
-def _lock_topic_pool(topic_id: int) -> None:
-    """Take the pool lock of the assignment's topic, first of all locks (pooling/locks.py), so
-    a rebuild running at the same time neither removes a hit being judged nor makes this
-    submit fail."""
-    topic_pools_lock(topic_ids=[topic_id])
-
-
-def _assignment_in_scope(
-    assignment_id: int, topic_id: int, assessor_id: int, item_id: int, hit_ids: list[int]
-) -> QuerySet[Assignment]:
-    """The assessor's own active assignment, to be row-locked, with how many of ``hit_ids``
-    are hits of the item, the item being its topic's (and its training round's)."""
-    in_topic = Hit.objects.filter(
-        pk__in=hit_ids, item_id=item_id, item__topic_id=OuterRef("topic_id")
-    )
-    # A training assignment reaches only the round's own items.
-    in_round = in_topic.filter(item__training_rounds=OuterRef("training_round_id"))
-    return (
-        Assignment.objects.select_for_update(of=("self",))
-        .filter(pk=assignment_id, topic_id=topic_id, assessor_id=assessor_id, revoked_at=None)
-        # A machine judge's grades come from its file only (machine_judgments_store).
-        .exclude(purpose=Assignment.Purpose.MACHINE)
-        .annotate(
-            hits_in_scope=Case(
-                When(training_round__isnull=True, then=_count(in_topic)),
-                default=_count(in_round),
-            )
-        )
-    )
-
-
-def _locked_assignment(
-    assignment_id: int,
-    topic_id: int,
-    assessor: AbstractBaseUser,
-    item_id: int,
-    hit_ids: Sequence[int],
-) -> Assignment:
-    """The assessor's own active assignment, row-locked, once the hits are checked to be
-    the item's and the item its topic's (one query, its SQL built once: config.prepared).
-
-    The lock serializes every submit to one assignment, so two requests for the same
-    (assignment, hit) cannot both insert: the second waits, then finds the first's row.
-    """
-    rows = prepared_rows(
-        Assignment,
-        _assignment_in_scope,
-        assignment_id=assignment_id,
-        topic_id=topic_id,
-        assessor_id=assessor.pk,
-        item_id=item_id,
-        hit_ids=list(hit_ids),
-    )
-    locked = rows[0] if rows else None
-    if locked is None:
-        raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
-    if locked.hits_in_scope != len(hit_ids):  # type: ignore[attr-defined]
-        raise JudgingNotFound(f"a hit is not part of pool item {item_id} of this topic")
-    if locked.submitted_at is not None:
-        # A handed-in training round is compared with the gold grades: it stays as it was.
-        raise JudgmentInvalid(
-            {0: "this training round has been handed in; it can no longer change"}
-        )
-    return locked
-
-
-def _refuse_previous(assignment: Assignment, hit_ids: Sequence[int]) -> None:
-    """After a continue-move, the hits judged by a previous assessor stay theirs: refuse them
-    (nothing of their judgment is shown or changed)."""
-    previous = previous_judgments(assignment)
-    if previous is None:
-        return
-    taken = Judgment.objects.filter(previous, hit_id__in=hit_ids).values_list("hit_id", flat=True)
-    if taken:
-        raise JudgmentInvalid(dict.fromkeys(sorted(taken), PREVIOUS_ASSESSOR))
 
 
 def _revision(judgment: Judgment, assessor: AbstractBaseUser) -> JudgmentRevision:
@@ -301,12 +175,6 @@ def _save_changes(judgments: Sequence[Judgment], *, grouped: bool) -> None:
         )
 
 
-def _checked_seconds(active_seconds: float) -> float:
-    if not active_seconds >= 0:  # also refuses NaN
-        raise JudgmentInvalid({0: "active seconds must be a non-negative number"})
-    return min(float(active_seconds), MAX_ACTIVE_SECONDS)
-
-
 def _submit(
     *,
     assignment_id: int,
@@ -328,16 +196,16 @@ def _submit(
     hit_ids = [v.hit_id for v in verdicts]
     if len(set(hit_ids)) != len(hit_ids):
         problems[0] = "a hit is submitted twice"
-    seconds = _checked_seconds(active_seconds)
+    seconds = checked_seconds(active_seconds)
     if problems:
         raise JudgmentInvalid(problems)
     topic_id = topic_id if topic_id is not None else its_topic_id
     if topic_id is None:
         raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
     with transaction.atomic():
-        _lock_topic_pool(topic_id)
-        locked = _locked_assignment(assignment_id, topic_id, assessor, item_id, hit_ids)
-        _refuse_previous(locked, hit_ids)
+        lock_topic_pool(topic_id)
+        locked = locked_assignment(assignment_id, topic_id, assessor, item_id, hit_ids)
+        refuse_previous(locked, hit_ids)
         applied = _apply(
             assignment=locked,
             verdicts=verdicts,
@@ -434,7 +302,7 @@ def machine_judgments_store(
         Assignment.objects.select_for_update(of=("self",))
         .select_related("assessor")
         .filter(pk=assignment.pk, purpose=Assignment.Purpose.MACHINE, revoked_at__isnull=True)
-        .annotate(hits_in_topic=_count(in_topic))
+        .annotate(hits_in_topic=hits_count(in_topic))
         .first()
     )
     if locked is None:

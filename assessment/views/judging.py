@@ -25,7 +25,8 @@ from assessment.selectors.guidelines import (
     guidelines_current,
     guidelines_rendered,
 )
-from assessment.selectors.judging import ItemPage, item_hit_ids, item_page
+from assessment.selectors.item_state import item_hit_ids
+from assessment.selectors.judging import ItemPage, item_page
 from assessment.selectors.progress import (
     assignment_for,
     assignments_with_progress,

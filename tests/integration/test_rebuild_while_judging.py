@@ -29,7 +29,7 @@ from django.test import Client
 from django.urls import reverse
 
 from assessment.models import Assignment, Judgment, JudgmentRevision
-from assessment.selectors.judging import item_hit_ids
+from assessment.selectors.item_state import item_hit_ids
 from assessment.selectors.progress import pool_items_of
 from assessment.services.assignments import assignments_create
 from collection.models import RetrievalTask
