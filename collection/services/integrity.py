@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, models
 
 # PostgreSQL: 'Key (id)=(5) already exists.' / 'Key (post_id)=(9) is not present in table "x".'
+# / 'Key (id)=(5) is duplicated.' (a unique index built after the rows were loaded)
 _KEY = re.compile(
-    r"Key \((?P<column>[^)]+)\)=\((?P<value>[^)]*)\) (?P<what>already exists|is not present)"
+    r"Key \((?P<column>[^)]+)\)=\((?P<value>[^)]*)\) "
+    r"(?P<what>already exists|is duplicated|is not present)"
 )
 # '… on table "collection_formula" violates …' / '… constraint "collection_thread_pkey"'
 _TABLE = re.compile(r'(?:on table|constraint) "(?P<table>[^"]+)"')
@@ -37,7 +39,7 @@ def bad_key(error: IntegrityError) -> BadKey | None:
     return BadKey(
         match["column"],
         int(match["value"]),
-        match["what"] == "already exists",
+        match["what"] != "is not present",
         table["table"] if table else "",
     )
 

@@ -23,7 +23,8 @@ from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
-from collection.models import CollectionImport, Comment, Formula, Post, Thread
+from collection.bulkload import vacuum_analyze
+from collection.models import CollectionImport, Comment, Formula, FormulaSlt, Post, Thread
 from collection.services.collection_import import ledger
 from collection.services.collection_import.formulas import formulas_load
 from collection.services.collection_import.ledger import CollectionImportBusy
@@ -61,8 +62,19 @@ _LOADERS: dict[str, tuple[Loader, tuple[type[Model], ...]]] = {
     Role.POSTS: (posts_load, (Post, Thread)),
     Role.COMMENTS: (comments_load, (Comment,)),
     Role.FORMULAS: (formulas_load, (Formula,)),
-    Role.SLT: (slt_load, (Formula,)),
+    Role.SLT: (slt_load, (FormulaSlt,)),
 }
+# The tables of a file's counts (progress.FileChanges keys).
+_TABLES: dict[str, type[Model]] = {
+    "threads": Thread,
+    "posts": Post,
+    "comments": Comment,
+    "formulas": Formula,
+    "slt": FormulaSlt,
+}
+# A load that added or changed this many rows (and a tenth of the file) is followed by a
+# VACUUM (ANALYZE) of its table; smaller ones are autovacuum's.
+VACUUM_AFTER_ROWS = 10_000
 
 
 def posts_import(path: str | Path, progress: ProgressCallback | None = None) -> tuple[int, int]:
@@ -113,6 +125,13 @@ def _import_file(
     except Exception as error:
         ledger.record_failure(record, str(error))
         raise
+    vacuum_analyze(
+        *(
+            _TABLES[table]
+            for table, change in changes.items()
+            if change.added + change.updated >= max(VACUUM_AFTER_ROWS, change.rows // 10)
+        )
+    )
     return FileOutcome(role, str(path), False, changes)
 
 
