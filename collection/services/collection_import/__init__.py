@@ -64,13 +64,15 @@ _LOADERS: dict[str, tuple[Loader, tuple[type[Model], ...]]] = {
     Role.FORMULAS: (formulas_load, (Formula,)),
     Role.SLT: (slt_load, (FormulaSlt,)),
 }
-# The tables of a file's counts (progress.FileChanges keys).
-_TABLES: dict[str, type[Model]] = {
+# The tables of a file's counts (progress.FileChanges keys) that a large load VACUUMs: those
+# later steps look rows up in (runs' post and formula ids, foreign-key checks). The MathML
+# table is not among them: nothing reads it on a hot path, and a pass over its 10 GB would
+# take longer than loading it.
+_VACUUMED: dict[str, type[Model]] = {
     "threads": Thread,
     "posts": Post,
     "comments": Comment,
     "formulas": Formula,
-    "slt": FormulaSlt,
 }
 # A load that added or changed this many rows (and a tenth of the file) is followed by a
 # VACUUM (ANALYZE) of its table; smaller ones are autovacuum's.
@@ -127,9 +129,10 @@ def _import_file(
         raise
     vacuum_analyze(
         *(
-            _TABLES[table]
+            _VACUUMED[table]
             for table, change in changes.items()
-            if change.added + change.updated >= max(VACUUM_AFTER_ROWS, change.rows // 10)
+            if table in _VACUUMED
+            and change.added + change.updated >= max(VACUUM_AFTER_ROWS, change.rows // 10)
         )
     )
     return FileOutcome(role, str(path), False, changes)
