@@ -237,31 +237,6 @@ def stored_rows_estimate(model: type[models.Model]) -> int:
         return max(0, int(cursor.fetchone()[0]))
 
 
-@contextmanager
-def primary_key_rebuilt(model: type[models.Model]) -> Iterator[None]:
-    """Drop ``model``'s primary-key constraint for a bulk load into its empty table and add it
-    back afterwards: one sorted index build instead of an index insertion per row (about a
-    tenth of a first SLT load). A repeated key then fails the ADD ("Key (id)=(5) is
-    duplicated"). PostgreSQL only (elsewhere it does nothing), inside ``transaction.atomic()``;
-    nothing may reference the table (the constraint could not be dropped)."""
-    if connection.vendor != "postgresql":
-        yield
-        return
-    quote = connection.ops.quote_name
-    table = quote(model._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
-            "WHERE conrelid = %s::regclass AND contype = 'p'",
-            [model._meta.db_table],
-        )
-        ((name, definition),) = cursor.fetchall()
-        cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT {quote(name)}")
-    yield
-    with connection.cursor() as cursor:
-        cursor.execute(f"ALTER TABLE {table} ADD CONSTRAINT {quote(name)} {definition}")
-
-
 def vacuum_analyze(*models_: type[models.Model]) -> None:
     """VACUUM (ANALYZE) the tables of ``models_`` after a bulk load was committed: the planner
     gets their statistics at once, and every row its hint bits and the visibility map its

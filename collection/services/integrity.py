@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, models
 
 # PostgreSQL: 'Key (id)=(5) already exists.' / 'Key (post_id)=(9) is not present in table "x".'
-# / 'Key (id)=(5) is duplicated.' (a unique index built after the rows were loaded)
 _KEY = re.compile(
-    r"Key \((?P<column>[^)]+)\)=\((?P<value>[^)]*)\) "
-    r"(?P<what>already exists|is duplicated|is not present)"
+    r"Key \((?P<column>[^)]+)\)=\((?P<value>[^)]*)\) (?P<what>already exists|is not present)"
 )
 # '… on table "collection_formula" violates …' / '… constraint "collection_thread_pkey"'
 _TABLE = re.compile(r'(?:on table|constraint) "(?P<table>[^"]+)"')
@@ -39,7 +37,7 @@ def bad_key(error: IntegrityError) -> BadKey | None:
     return BadKey(
         match["column"],
         int(match["value"]),
-        match["what"] != "is not present",
+        match["what"] == "already exists",
         table["table"] if table else "",
     )
 
