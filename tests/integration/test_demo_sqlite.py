@@ -4,45 +4,20 @@ pytest-django gives every test PostgreSQL, so this runs ``manage.py`` in subproc
 dev settings against a temporary SQLite file, as the Makefile does, and reads the file back.
 """
 
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from demo.arqmath_campaign import CAMPAIGN
 from demo.people import USERS
 from demo.trec_campaign import TREC_CAMPAIGN
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def manage(database: Path, *arguments: str) -> str:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.dev",
-        "DATABASE_URL": f"sqlite:///{database}",
-        "DEBUG": "false",
-    }
-    env.pop("REDIS_URL", None)  # the embedded default: Celery tasks run in-process
-    done = subprocess.run(  # noqa: S603
-        [sys.executable, "manage.py", *arguments],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+from tests.integration.sqlite_manage import manage_sqlite
 
 
 def test_demo_builds_both_campaigns_when_the_database_is_embedded_sqlite(tmp_path: Path) -> None:
     database = tmp_path / "demo.sqlite3"
-    manage(database, "migrate", "--noinput")
+    manage_sqlite(database, "migrate", "--noinput")
     sizes = ("--threads", "60", "--topics", "4", "--documents", "80")
-    output = manage(database, "demo", "--dir", str(tmp_path / "files"), *sizes)
+    output = manage_sqlite(database, "demo", "--dir", str(tmp_path / "files"), *sizes)
 
     for username, password, *_ in USERS:
         assert f"{username} " in output

@@ -1,22 +1,11 @@
 """The migration that moves formula MathML into its own table (collection 0008)."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.integration.migration_steps import latest, migrate
 
 BEFORE = [("collection", "0007_document_collections")]
 AFTER = [("collection", "0008_formula_slt_table")]
-
-
-def migrate(targets: list[tuple[str, str]]):  # type: ignore[no-untyped-def]
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-def latest() -> list[tuple[str, str]]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 @pytest.mark.django_db(transaction=True)

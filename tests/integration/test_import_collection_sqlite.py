@@ -6,36 +6,17 @@ updated through the staged upsert), and a clean import of the newer dump into a 
 whose tables must be equal.
 """
 
-import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from bench.collection_dump import DumpFiles, write_dump
 from tests.integration.collection_contents import TABLES
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.integration.sqlite_manage import manage_sqlite
 
 
 def manage(database: Path, *arguments: str) -> str:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": f"sqlite:///{database}",
-    }
-    done = subprocess.run(  # noqa: S603
-        [sys.executable, "manage.py", *arguments],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return manage_sqlite(database, *arguments, settings="config.settings.test", timeout=600)
 
 
 def import_dump(database: Path, dump: DumpFiles) -> str:

@@ -7,9 +7,6 @@ an orphaned item no run contributes any more, and a topic with no pool.
 """
 
 import json
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from itertools import combinations
 from pathlib import Path
@@ -33,8 +30,8 @@ from tests.integration.pool_data import (
     make_run,
     make_topics,
 )
+from tests.integration.sqlite_manage import manage_sqlite
 
-REPO = Path(__file__).resolve().parents[2]
 CAMPAIGN = "Export-Camp"
 
 
@@ -160,27 +157,6 @@ def test_figures_match_counts_taken_item_by_item_when_runs_and_teams_share_items
     assert len(shared) > 3
 
 
-def _manage(database: Path, *arguments: str) -> str:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.dev",
-        "DATABASE_URL": f"sqlite:///{database}",
-        "DEBUG": "false",
-    }
-    env.pop("REDIS_URL", None)
-    done = subprocess.run(  # noqa: S603
-        [sys.executable, "manage.py", *arguments],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 def figures_by_label(task: RetrievalTask) -> dict[str, Any]:
     """pool_stats' run, team and overlap figures keyed by team/tag (ids differ between
     databases)."""
@@ -202,9 +178,9 @@ def figures_by_label(task: RetrievalTask) -> dict[str, Any]:
 def sqlite_pool(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite database, as ``make demo`` makes, holding build_export_pool("formula")."""
     database = tmp_path_factory.mktemp("sqlite") / "demo.sqlite3"
-    _manage(database, "migrate", "--noinput")
+    manage_sqlite(database, "migrate", "--noinput")
     build = f"from {__name__} import build_export_pool; build_export_pool('formula')"
-    _manage(database, "shell", "-c", build)
+    manage_sqlite(database, "shell", "-c", build)
     return database
 
 
@@ -215,7 +191,7 @@ def test_sqlite_export_has_the_same_bytes_as_postgresql_when_the_pool_is_the_sam
 ) -> None:
     task = build_export_pool("formula")
 
-    on_sqlite = _manage(
+    on_sqlite = manage_sqlite(
         sqlite_pool, "export_pool", "--campaign", CAMPAIGN, "--task", "formula", "--out", "-",
         "--kind", export,
     )  # fmt: skip
@@ -234,6 +210,6 @@ def test_sqlite_figures_equal_postgresql_figures_when_the_pool_is_the_same(
         "print(json.dumps(figures_by_label(RetrievalTask.objects.get(kind='formula'))))"
     )
 
-    on_sqlite = json.loads(_manage(sqlite_pool, "shell", "-c", read).splitlines()[-1])
+    on_sqlite = json.loads(manage_sqlite(sqlite_pool, "shell", "-c", read).splitlines()[-1])
 
     assert on_sqlite == json.loads(json.dumps(figures_by_label(task)))

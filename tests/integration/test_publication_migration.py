@@ -1,25 +1,14 @@
 """The data migration from Campaign.results_published to per-task publication."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
+
+from tests.integration.migration_steps import latest, migrate
 
 BEFORE = [
     ("collection", "0004_task_protocol_settings"),
     ("evaluation", "0005_publication_and_completeness"),
 ]
-
-
-def migrate(targets: list[tuple[str, str]]):  # type: ignore[no-untyped-def]
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-def latest() -> list[tuple[str, str]]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 @pytest.mark.django_db(transaction=True)
