@@ -32,15 +32,16 @@ def bench_database_url() -> tuple[str, str]:
     return admin, urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
 
 
-def recreate_database(admin_url: str, drop_only: bool = False) -> None:
+def recreate_database(admin_url: str, drop_only: bool = False, name: str = BENCH_DB) -> None:
+    """Drop the scratch database ``name`` (and create it afresh unless ``drop_only``)."""
     import psycopg2
 
     connection = psycopg2.connect(admin_url)
     connection.autocommit = True
     with connection.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if not drop_only:
-            cursor.execute(f'CREATE DATABASE "{BENCH_DB}"')
+            cursor.execute(f'CREATE DATABASE "{name}"')
     connection.close()
 
 

@@ -12,6 +12,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench.judging_seed import recreate_database
+
 REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / "var" / "bench" / "turkle-venv"
 TURKLE_VERSION = "3.1.0"
@@ -106,15 +108,7 @@ def peer_env(db_url: str) -> dict[str, str]:
 
 
 def recreate_peer_database(admin_url: str, drop_only: bool = False) -> None:
-    import psycopg2
-
-    connection = psycopg2.connect(admin_url)
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{PEER_DB}" WITH (FORCE)')
-        if not drop_only:
-            cursor.execute(f'CREATE DATABASE "{PEER_DB}"')
-    connection.close()
+    recreate_database(admin_url, drop_only, name=PEER_DB)
 
 
 def seed_turkle(python: Path, env: dict[str, str], spec: list[dict[str, Any]]) -> list[dict]:
