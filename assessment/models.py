@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import models
 
-from assessment.guidelines import MAX_TOP_GRADE
+from assessment.core.guidelines import MAX_TOP_GRADE
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolItem
 
@@ -12,7 +12,7 @@ from pooling.models import Hit, PoolItem
 COMMENT_MAX_CHARS = 5000
 
 # The largest grade any scale may have (0..G with G <= 4): the database holds this bound, the
-# exact bound of a task's scale is checked by the services (assessment/guidelines.py).
+# exact bound of a task's scale is checked by the services (assessment/core/guidelines.py).
 MAX_GRADE = MAX_TOP_GRADE
 
 
@@ -21,8 +21,8 @@ class TaskGuidelines(models.Model):
 
     Versions are never edited: a change is a new version, and the latest is the one in force.
     A task with no version is judged under the built-in defaults of its kind
-    (assessment/guidelines_defaults.py). ``scale`` is validated JSON
-    (assessment.guidelines.scale_from_json): grades with value, label, keys and definition,
+    (assessment/core/guidelines_defaults.py). ``scale`` is validated JSON
+    (assessment.core.guidelines.scale_from_json): grades with value, label, keys and definition,
     and the flags the task allows with label, keys and definition.
     """
 

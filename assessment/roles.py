@@ -1,7 +1,7 @@
 """Who sees which menu: organizers everything, participants their runs and results, assessors
 their assignments (one home for the rule; templates read ``menu``).
 
-An organizer is who ``config.access.is_organizer`` says; a participant is a member of a team;
+An organizer is who ``kernel.access.is_organizer`` says; a participant is a member of a team;
 an assessor is anyone with an active assignment, and every logged-in user who is not a
 participant (an assessor waiting for topics still lands on /assess/). Whether a user is in a
 team or holds an assignment comes with the user row itself (``RoleAwareBackend``), so the menu
@@ -9,7 +9,7 @@ costs no query on any page.
 
 Every request loads its user so, and Django's ORM took longer to build that query's SQL than
 PostgreSQL took to answer it (issue 14 §6, measured): its SQL is built once per process
-(``config.prepared``) and run with each request's user id.
+(``kernel.prepared``) and run with each request's user id.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
+from assessment.access import is_machine_account
 from assessment.models import Assignment, MachineJudge
-from config.access import is_machine_account, is_organizer
-from config.prepared import prepared_rows
+from kernel.access import is_organizer
+from kernel.prepared import prepared_rows
 from pooling.models import Team
 
 __all__ = ["Menu", "RoleAwareBackend", "menu", "menu_for"]

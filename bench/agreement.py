@@ -173,7 +173,7 @@ def shared_ratings(task: Any) -> dict[int, dict[int, int]]:
 
 def ours_pairs(ratings: dict[int, dict[int, int]]) -> int:
     """Our pure core on the same input: 4-way, binary, linear, quadratic kappa per pair."""
-    from assessment.agreement_tables import pairwise_agreements
+    from assessment.core.agreement_tables import pairwise_agreements
 
     return len(pairwise_agreements(ratings))
 

@@ -34,10 +34,10 @@ from assessment.services.assignments import assignments_balance, dual_assignment
 from assessment.services.judging import HitVerdict, item_submit
 from bench.campaign_report import Backend, backend_use
 from collection.models import RetrievalTask
-from evaluation.answers import answer_id
-from evaluation.qrels import QrelsEntry
-from pooling.algorithms import answer_key
-from pooling.algorithms.openqa import ANSWER_KEY_PREFIX
+from evaluation.core.answers import answer_id
+from evaluation.core.qrels import QrelsEntry
+from pooling.core.algorithms import answer_key
+from pooling.core.algorithms.openqa import ANSWER_KEY_PREFIX
 from pooling.models import Contribution, Hit, PoolItem
 
 GRADE_SHARES = ((3, 0.15), (2, 0.30), (1, 0.50))  # cumulative share of a topic's items

@@ -245,8 +245,8 @@ def agreement(state: State) -> Result:
 def export_qrels(state: State) -> Result:
     """``qrels_export`` of each task, compared row for row with the official verdicts."""
     from bench.campaign_judging import answer_runs_of, expected_qrels
-    from collection.formats.qrels import qrels_parse
     from evaluation.services.qrels import qrels_export
+    from kernel.core.qrels import qrels_parse
 
     tally = state["tally"]
     answers = answer_runs_of(state["files"].answers, state["run_ids"])
@@ -287,7 +287,7 @@ def export_qrels(state: State) -> Result:
 def evaluate(state: State) -> Result:
     """``evaluation_job_start`` per task: the job runs here (Celery eager) and scores every
     run, then the paired significance tests, bootstrap intervals and reusability."""
-    from evaluation.measures import MEASURES, OPENQA_MEASURES
+    from evaluation.core.measures import MEASURES, OPENQA_MEASURES
     from evaluation.models import EvaluationJob, EvaluationResult
     from evaluation.services.jobs import evaluation_job_start
     from pooling.models import Run

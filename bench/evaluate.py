@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from evaluation.runfiles import evaluate_run_files  # noqa: E402
+from evaluation.core.runfiles import evaluate_run_files  # noqa: E402
 
 UNIVERSE = 20_000  # candidate post ids per topic
 

@@ -3,7 +3,7 @@
 Issue 13 §8: evaluate the runs of a TREC-style task (docnos such as ``FBIS3-10082``, graded
 qrels of a realistic size: ~400 judged documents a topic, a tenth of them relevant) with
 ``map``, ``P_10``, ``ndcg_cut_10``, ``recip_rank``, ``bpref`` and ``Rprec`` through our
-evaluation code (``evaluation.runfiles.evaluate_run_files_measures``: read the files, score,
+evaluation code (``evaluation.core.runfiles.evaluate_run_files_measures``: read the files, score,
 average as trec_eval -c) and, in the same process, through ir_measures 0.4.3 on the same files
 (its own readers, ``ir_measures.evaluator`` built once, ``calc_aggregate`` per run); both
 numbers must be identical (to 1e-12, far below trec_eval's 4 printed decimals). Goal: ours at
@@ -25,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from evaluation.runfiles import evaluate_run_files_measures  # noqa: E402
+from evaluation.core.runfiles import evaluate_run_files_measures  # noqa: E402
 
 MEASURES = ["map", "P_10", "ndcg_cut_10", "recip_rank", "bpref", "Rprec"]
 IR_NAMES = ["AP", "P@10", "nDCG@10", "RR", "Bpref", "Rprec"]  # the same, as ir_measures names

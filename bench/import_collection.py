@@ -169,7 +169,7 @@ def _age(files: list[Path], seconds: float) -> None:
 def _write_copy_text(dump, folder: Path) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
     """The formula rows and the SLT rows in COPY text, for the raw COPYs (the importer's own
     cells-to-text)."""
-    from collection.formats.formula_index import formula_index_copy_lines, slt_copy_lines
+    from collection.core.formats.formula_index import formula_index_copy_lines, slt_copy_lines
 
     formulas, slt = folder / "formulas.copy", folder / "slt.copy"
     with formulas.open("w", encoding="utf-8") as out:

@@ -104,8 +104,8 @@ class _Cpu:
 def parse_only(path: Path, copy_text: Path | None = None) -> int:
     """Every document parsed, checked, fingerprinted and formatted as a COPY line, as the
     import does, without a database; written to ``copy_text`` when given."""
-    from collection.formats.documents import DocumentFile, DocumentProblems, read_documents
-    from collection.formats.documents.copy_lines import copy_line_formatter
+    from collection.core.formats.documents import DocumentFile, DocumentProblems, read_documents
+    from collection.core.formats.documents.copy_lines import copy_line_formatter
 
     line = copy_line_formatter(1)
     problems = DocumentProblems(path)

@@ -78,8 +78,8 @@ def write_runs(folder: Path, topics: int, rows: int, runs: int) -> list[Path]:
 
 
 def setup_campaign(topics: int, with_collection: bool):  # type: ignore[no-untyped-def]
-    from collection.bulkload import bulk_insert
     from collection.models import Campaign, Post, RetrievalTask, Thread, Topic
+    from kernel.bulkload import bulk_insert
 
     campaign = Campaign.objects.create(name="Bench", max_primary_runs=100, max_alternate_runs=100)
     task = RetrievalTask.objects.create(campaign=campaign, kind="answer")
@@ -143,7 +143,7 @@ def time_raw_copy(task, path: Path, topic_ids: dict[str, int]) -> float:  # type
 def time_raw_binary_copy(task, path: Path, topic_ids: dict[str, int]) -> float:  # type: ignore[no-untyped-def]
     """The same rows as ready-made binary COPY data (the format the upload sends), and the
     commit: for context beside the text COPY above, which is the issue's limit."""
-    from pooling.formats import read_run_path
+    from pooling.core.formats import read_run_path
     from pooling.models import Run, Team
     from pooling.services import runs_binary
 
@@ -167,11 +167,11 @@ def stage_breakdown(task, path: Path) -> dict[str, float]:  # type: ignore[no-un
     checksum, reading the lines, parsing + validating the rows, the collection check, the
     order warnings, building the binary COPY data, COPY, commit, and the run's bookkeeping (context
     queries, team lock, run row)."""
-    from pooling.formats import RunReading
-    from pooling.formats.collection_checks import check_collection
-    from pooling.formats.lines import line_blocks
-    from pooling.formats.model import ParsedRun
-    from pooling.formats.order import warn_about_order_and_missing_topics
+    from pooling.core.formats import RunReading
+    from pooling.core.formats.collection_checks import check_collection
+    from pooling.core.formats.lines import line_blocks
+    from pooling.core.formats.model import ParsedRun
+    from pooling.core.formats.order import warn_about_order_and_missing_topics
     from pooling.models import Run, Team
     from pooling.services import runs_binary
     from pooling.services.runs import _check_run_limits, _file_checksum
@@ -236,7 +236,7 @@ def stage_breakdown(task, path: Path) -> dict[str, float]:  # type: ignore[no-un
 
 
 def time_parse_only(path: Path) -> float:
-    from pooling.formats import RunContext, read_run_path
+    from pooling.core.formats import RunContext, read_run_path
 
     start = time.perf_counter()
     read_run_path(path, context=RunContext(task_kind="answer"))

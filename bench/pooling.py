@@ -114,7 +114,7 @@ def pure_answer(
     runs_rows: dict[int, dict[int, list]], depths: list[int], repeat: int = REPEAT
 ) -> tuple[float, dict[int, set]]:
     """Best of ``repeat`` timings of the pure answer pooling of every topic."""
-    from pooling.algorithms import answer_pool
+    from pooling.core.algorithms import answer_pool
 
     topics = len(next(iter(runs_rows.values()), {}))
     best = float("inf")
@@ -165,7 +165,7 @@ def trectools_pool(ranked: dict, topics: int, top_x: int) -> tuple[float, dict[i
 
 
 def pure_formula(ranked: dict, topics: int, ks: list[int]) -> float:
-    from pooling.algorithms import (
+    from pooling.core.algorithms import (
         FormulaRow,
         formula_pool,
         item_rng,

@@ -75,8 +75,8 @@ def setup_campaign(topics: int, runs: int) -> tuple[Any, Any, list[Any], list[An
 
 def load_collection(topics: int) -> None:
     """Posts, threads and formula instances whose visual ids repeat (4 instances each)."""
-    from collection.bulkload import bulk_insert
     from collection.models import Formula, Post, Thread
+    from kernel.bulkload import bulk_insert
 
     posts = [formula_of(t, i) // 2 for t in range(topics) for i in range(0, UNIVERSE, 2)]
     bulk_insert(
@@ -99,7 +99,7 @@ def load_collection(topics: int) -> None:
 
 
 def load_runs(runs: list[Any], topic_ids: list[int], ranked: dict, kind: str) -> int:
-    from collection.bulkload import bulk_insert
+    from kernel.bulkload import bulk_insert
     from pooling.models import RunRow
 
     fields = ("run_id", "topic_id", "post_id", "formula_id", "rank", "score", "answer", "sources")

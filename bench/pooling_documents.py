@@ -50,8 +50,8 @@ def docno(topic: int, index: int) -> str:
 def setup_task(topics: int, runs: int) -> tuple[Any, list[Any], list[Any]]:
     from django.utils import timezone
 
-    from collection.bulkload import bulk_insert
     from collection.models import Campaign, Document, DocumentCollection, RetrievalTask, Topic
+    from kernel.bulkload import bulk_insert
     from pooling.models import Run, Team
 
     news = DocumentCollection.objects.create(name="news-2026")
@@ -88,7 +88,7 @@ def store_runs(runs: list[Any], topics: list[Any], ranked: dict) -> int:
     """Each run's rows through the run service's COPY path for document runs."""
     from django.db import transaction
 
-    from pooling.formats.model import RunColumns
+    from pooling.core.formats.model import RunColumns
     from pooling.services.runs_storage import document_rows_store
 
     topic_ids = {topic.number: topic.pk for topic in topics}
@@ -139,7 +139,7 @@ def pure_and_peer(ranked: dict, topics: int, depths: list[int]) -> None:
     import pandas as pd
     from trectools import TrecPoolMaker, TrecRun
 
-    from pooling.algorithms import answer_pool
+    from pooling.core.algorithms import answer_pool
 
     rows = {
         r: {t: [(rank, 2000.0 - rank, docno(t, i)) for rank, i in enumerate(ranked[r][t], 1)]

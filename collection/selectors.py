@@ -8,8 +8,8 @@ from datetime import datetime
 
 from django.db.models import Prefetch
 
+from collection.core.post_html import clean_post_html, linked_post_ids
 from collection.models import Comment, Post, Thread
-from collection.post_html import clean_post_html, linked_post_ids
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from collection import selectors
-from config.params import MAX_ID, page_filter, parse_int
+from kernel.params import MAX_ID, page_filter, parse_int
 
 
 @login_required

@@ -7,8 +7,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
-from config import views
-from config.params import IdConverter
+from kernel import views
+from kernel.params import IdConverter
 
 # <id:name>: a database id, 1 to 2**63 - 1; anything else does not match (404, never a 500).
 # Every urls.py uses it for ids instead of <int:…>; registered here, before the includes.

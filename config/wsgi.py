@@ -7,6 +7,6 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 application = get_wsgi_application()
 
-from config.warmup import warm_up  # noqa: E402 - needs the apps loaded above
+from kernel.warmup import warm_up  # noqa: E402 - needs the apps loaded above
 
 warm_up()

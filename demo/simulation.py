@@ -21,9 +21,9 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from assessment.access import assessor_candidates
 from assessment.models import Assignment, Judgment
 from collection.models import RetrievalTask
-from config.access import assessor_candidates
 from pooling.models import Contribution, Hit, PoolItem
 
 __all__ = [

@@ -10,6 +10,8 @@ from django.http import HttpRequest
 
 from collection.admin import RetrievalTaskAdmin
 from collection.models import RetrievalTask
+from evaluation.core.official import official_measures_check
+from evaluation.core.trec_names import MeasureNameError
 from evaluation.models import (
     EvaluationJob,
     EvaluationResult,
@@ -17,8 +19,6 @@ from evaluation.models import (
     QrelsVersion,
     TaskPublication,
 )
-from evaluation.official import official_measures_check
-from evaluation.trec_names import MeasureNameError
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -118,7 +118,7 @@ class EvaluationJob(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # A worker writes heartbeat_at while it runs the job; config.queue's reaper queues a job
+    # A worker writes heartbeat_at while it runs the job; kernel.queue's reaper queues a job
     # whose heartbeat stopped again (the next attempt) or fails it after the last attempt.
     attempts = models.PositiveSmallIntegerField(default=1)
     heartbeat_at = models.DateTimeField(null=True, blank=True)

@@ -1,5 +1,5 @@
 """Reads of the evaluation app: judgments as plain records, runs as rows, results for pages,
-and which results a page shows (who may see them: ``config.access``)."""
+and which results a page shows (who may see them: ``kernel.access``)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,19 @@ from django.db.models import Q, QuerySet
 from assessment.models import Adjudication, Assignment, Judgment, MachineJudge
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
-from config.access import is_organizer, results_visible_to, runs_visible_to
-from config.params import parse_id
-from evaluation.answers import answer_id
-from evaluation.measures import RankedRow, RunRow
+from evaluation.access import results_visible_to
+from evaluation.core.answers import answer_id
+from evaluation.core.measures import RankedRow, RunRow
+from evaluation.core.official import official_measure_names
+from evaluation.core.qrels import (
+    MACHINE,
+    JudgmentRecord,
+    JudgmentSource,
+    QrelsPolicy,
+    counting_judgments,
+)
+from evaluation.core.readiness import PoolHit, QrelsReadiness, qrels_readiness
+from evaluation.core.reports import Columns, columns_for, sort_rows
 from evaluation.models import (
     CURRENT_RESULT,
     EvaluationJob,
@@ -23,18 +32,11 @@ from evaluation.models import (
     QrelsVersion,
     TaskPublication,
 )
-from evaluation.official import official_measure_names
-from evaluation.qrels import (
-    MACHINE,
-    JudgmentRecord,
-    JudgmentSource,
-    QrelsPolicy,
-    counting_judgments,
-)
-from evaluation.readiness import PoolHit, QrelsReadiness, qrels_readiness
-from evaluation.reports import Columns, columns_for, sort_rows
-from pooling.algorithms import answer_key
-from pooling.algorithms.openqa import ANSWER_KEY_PREFIX
+from kernel.access import is_organizer
+from kernel.params import parse_id
+from pooling.access import runs_visible_to
+from pooling.core.algorithms import answer_key
+from pooling.core.algorithms.openqa import ANSWER_KEY_PREFIX
 from pooling.models import Contribution, Hit, Run
 from pooling.models import RunRow as RunRowModel
 
@@ -203,7 +205,8 @@ def run_rows(run: Run) -> list[RunRow]:
 
 
 def run_answers(run: Run) -> list[RankedRow]:
-    """An open-QA run's (topic, answer id, rank, score) in file order (``evaluation.answers``)."""
+    """An open-QA run's (topic, answer id, rank, score) in file order
+    (``evaluation.core.answers``)."""
     rows = RunRowModel.objects.filter(run=run).order_by("id")
     return [
         (number, answer_id(run.pk, answer_key(text)), rank, score)
@@ -273,7 +276,7 @@ def _sees_all(user: Any) -> bool:
 def visible_results(
     task: RetrievalTask, qrels: QrelsVersion, *, user: Any
 ) -> QuerySet[EvaluationResult]:
-    """The task's current results against ``qrels`` that ``user`` may see (config.access);
+    """The task's current results against ``qrels`` that ``user`` may see (kernel.access);
     ``user=None`` (a service) sees them all."""
     results = (
         EvaluationResult.objects.filter(run__task=task)

@@ -5,10 +5,10 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from config.queue import JobSuperseded
 from evaluation.models import EvaluationJob
 from evaluation.services import evaluation_job_run
 from evaluation.services.jobs import evaluation_jobs_reap
+from kernel.queue import JobSuperseded
 
 logger = logging.getLogger(__name__)
 

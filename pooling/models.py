@@ -9,7 +9,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from collection.models import DOCNO_MAX_CHARS, Document, RetrievalTask, Topic
-from pooling.formats.model import MAX_ANSWER_CHARS, MAX_SOURCES_CHARS
+from pooling.core.formats.model import MAX_ANSWER_CHARS, MAX_SOURCES_CHARS
 
 RUN_TAG_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9_.\-]{1,40}$", "Use ASCII letters, digits and -_. (at most 40 characters)."
@@ -135,7 +135,7 @@ class PoolBuild(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # A worker writes heartbeat_at while it runs the job; config.queue's reaper queues a job
+    # A worker writes heartbeat_at while it runs the job; kernel.queue's reaper queues a job
     # whose heartbeat stopped again (the next attempt) or fails it after the last attempt.
     attempts = models.PositiveSmallIntegerField(default=1)
     heartbeat_at = models.DateTimeField(null=True, blank=True)

@@ -6,7 +6,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from collection.models import RetrievalTask
-from config.queue import PUBLISH_ERRORS, JobSuperseded
+from kernel.queue import PUBLISH_ERRORS, JobSuperseded
 from pooling.models import PoolBuild
 from pooling.selectors.pool_cache import pool_cache_warm
 from pooling.services.pool_jobs import pool_builds_reap

@@ -35,7 +35,7 @@ from assessment.services.judging import (
     JudgmentInvalid,
     item_submit,
 )
-from config.params import MAX_ID
+from kernel.params import MAX_ID
 from pooling.models import PoolItem
 
 

@@ -22,6 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assessment.core.judge_grades import FORMATS
 from assessment.models import COMMENT_MAX_CHARS, MachineJudge
 from assessment.selectors.guidelines import guidelines_current
 from assessment.selectors.machine_judges import MachineJudgeRow, machine_judges_of
@@ -31,9 +32,9 @@ from assessment.services.machine_judges import (
     machine_judge_delete,
     machine_judge_import,
 )
-from collection.formats.judge_grades import FORMATS
+from collection.access import task_for
 from collection.models import RetrievalTask
-from config.access import IsOrganizer, task_for
+from kernel.access import IsOrganizer
 
 __all__ = ["MachineJudgeView", "MachineJudgesView"]
 

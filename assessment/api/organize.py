@@ -26,7 +26,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assessment.agreement import Agreement
+from assessment.access import assessor_candidates
+from assessment.core.agreement import Agreement
 from assessment.models import Assignment, MachineJudge
 from assessment.selectors.agreement import AgreementTable, task_agreement, training_rounds_agreement
 from assessment.selectors.machine_judges import machine_label
@@ -40,8 +41,9 @@ from assessment.services.assignments import (
     assignments_create,
     dual_assignments_create,
 )
+from collection.access import task_for
 from collection.models import RetrievalTask, Topic
-from config.access import IsOrganizer, assessor_candidates, task_for
+from kernel.access import IsOrganizer
 
 __all__ = ["AgreementView", "AssignmentActionView", "AssignmentsView"]
 

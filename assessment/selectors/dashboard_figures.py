@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from assessment.guidelines import GradeScale
+from assessment.core.guidelines import GradeScale
 from assessment.selectors.progress import Progress
 from collection.models import RetrievalTask
 from pooling.models import PoolBuild

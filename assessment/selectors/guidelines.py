@@ -13,12 +13,12 @@ from typing import Any, NamedTuple
 
 from django.db.models import Count, F, JSONField, OuterRef, QuerySet, Subquery
 
-from assessment.guidelines import GradeScale, Guidelines, scale_from_json
-from assessment.guidelines_defaults import default_guidelines
-from assessment.guidelines_markdown import markdown_html
+from assessment.core.guidelines import GradeScale, Guidelines, scale_from_json
+from assessment.core.guidelines_defaults import default_guidelines
+from assessment.core.guidelines_markdown import markdown_html
 from assessment.models import Assignment, Judgment, TaskGuidelines
 from collection.models import RetrievalTask
-from config.prepared import prepared_rows
+from kernel.prepared import prepared_rows
 
 __all__ = [
     "AssignmentScale",
@@ -89,7 +89,7 @@ def _latest_version(task_id: int) -> QuerySet[TaskGuidelines]:
 
 def guidelines_current(*, task: RetrievalTask) -> CurrentGuidelines:
     """The task's guidelines in force (one query, its SQL built once: every judging page
-    asks, config.prepared)."""
+    asks, kernel.prepared)."""
     rows = prepared_rows(TaskGuidelines, _latest_version, task_id=task.pk)
     return _from_row(task, rows[0] if rows else None)
 

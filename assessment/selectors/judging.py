@@ -36,11 +36,11 @@ from assessment.selectors.progress import (
     pool_items_of,
     progress_of,
 )
-from collection.document_html import DISPLAY_MAX_CHARS, DocumentDisplay, document_display
+from collection.core.document_html import DISPLAY_MAX_CHARS, DocumentDisplay, document_display
+from collection.core.post_html import clean_post_html, linked_post_ids, thread_url
+from collection.core.query_terms import query_terms
 from collection.models import Document, Formula, Post, RetrievalTask, Topic
-from collection.post_html import clean_post_html, linked_post_ids, thread_url
-from collection.query_terms import query_terms
-from config.prepared import prepared_rows
+from kernel.prepared import prepared_rows
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -159,7 +159,7 @@ _ITEM_FIELDS = ("key", "post_id", "visual_id", "answer", "display_order")
 
 def _item_hits(item_id: int, **ids: Any) -> QuerySet[Hit]:
     """The item's hits with their item and this assignment's judgments of them, from ids only
-    (config.prepared)."""
+    (kernel.prepared)."""
     assignment = assignment_from_ids(**ids)
     return (
         Hit.objects.filter(item__in=pool_items_of(assignment).filter(pk=item_id))
@@ -188,7 +188,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
 
     A constant number of queries (hits with their item and judgments, posts, formulas, item
     statuses, linked threads) whatever the pool size. The first is built once per shape
-    (config.prepared): every judging page asks it.
+    (kernel.prepared): every judging page asks it.
     """
     topic = assignment.topic
     # The item, its hits and this assignment's judgments of them in one query.
@@ -208,7 +208,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
 
 
 def _shown_posts(post_ids: list[int]) -> QuerySet[Post]:
-    """The posts of an item's hits as the pane shows them (config.prepared: every page)."""
+    """The posts of an item's hits as the pane shows them (kernel.prepared: every page)."""
     return (
         Post.objects.filter(pk__in=post_ids)
         .select_related("thread")
@@ -219,7 +219,7 @@ def _shown_posts(post_ids: list[int]) -> QuerySet[Post]:
 def hit_views(hits: Sequence[Hit], topic: Topic) -> tuple[list[HitView], dict[int, int]]:
     """The posts, candidate formulas and comments of ``hits`` (of one item of ``topic``) as
     pages show them: sanitized, the candidate formula highlighted, collection links made
-    thread links; or, for document hits, their documents (``collection.document_html``).
+    thread links; or, for document hits, their documents (``collection.core.document_html``).
     Also the threads of every linked post and of the topic's own question. At most three
     queries (posts and formulas, or documents; threads). A hit read without an assignment's
     annotations shows no judgment (the adjudication page shows every assessor's beside it

@@ -3,7 +3,7 @@ people and judges are labelled in organizer tables, and the organizer's list of 
 
 A judge's grades are judgments of its account under ``machine`` assignments; these reads are
 for organizers only (every assessor page filters by the assessor's own assignments, and a
-judge's account can never log in: ``config.access.is_machine_account``).
+judge's account can never log in: ``kernel.access.is_machine_account``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.db.models import Count, Q
 
 from assessment.models import Assignment, Judgment, MachineJudge, TrainingRound
 from collection.models import RetrievalTask
-from pooling.algorithms.openqa import ANSWER_KEY_PREFIX
+from pooling.core.algorithms.openqa import ANSWER_KEY_PREFIX
 from pooling.models import Hit
 
 __all__ = [

@@ -12,11 +12,11 @@ from django.contrib.auth.models import User
 from django.db.models import Count, OuterRef
 from django.db.models.functions import Coalesce
 
+from assessment.access import assessor_candidates
 from assessment.models import Assignment, Judgment
 from assessment.selectors.handover import counted_judgments, line_judgments_of
 from assessment.selectors.progress import Progress, SubqueryCount, official_item_counts
 from collection.models import Campaign, RetrievalTask, Topic
-from config.access import assessor_candidates
 from pooling.models import Hit, PoolItem, Run
 
 __all__ = [
@@ -102,7 +102,7 @@ def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
 
 
 def assessor_choices() -> list[User]:
-    """The people who can be given topics (config.access.assessor_candidates), for a form."""
+    """The people who can be given topics (kernel.access.assessor_candidates), for a form."""
     return list(assessor_candidates())
 
 

@@ -40,7 +40,7 @@ from assessment.selectors.handover import (
     previous_judgments,
 )
 from collection.models import RetrievalTask
-from config.prepared import prepared_rows
+from kernel.prepared import prepared_rows
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -259,7 +259,7 @@ def _own_assignment(assignment_id: int, assessor_id: int) -> QuerySet[Assignment
 
 def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignment | None:
     """The assessor's own active assignment with its topic and task, or None (→ 404). Every
-    judging page asks: the query's SQL is built once (config.prepared)."""
+    judging page asks: the query's SQL is built once (kernel.prepared)."""
     if assessor.pk is None:  # an anonymous user owns nothing
         return None
     rows = prepared_rows(
@@ -304,7 +304,7 @@ def _status_rows(assignment: Assignment, *, detail: bool) -> QuerySet[PoolItem]:
 
 
 def assignment_ids(assignment: Assignment) -> dict[str, int | list[int]]:
-    """What decides an assignment's prepared queries (config.prepared), as ids: its training
+    """What decides an assignment's prepared queries (kernel.prepared), as ids: its training
     round and line start, when it has one, are a list of one (a list's length is part of the
     prepared shape: with or without a round, with or without a line)."""
     return {
@@ -338,7 +338,7 @@ def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemS
     and, after a continue-move, the previous assessors'). ``detail`` adds the flagged count
     and the best grade, both of the assessor's own judgments (the item list shows them; the
     judging page needs neither), and the hits judged by a previous assessor. Without detail
-    (every judging page and submit asks) the query's SQL is built once (config.prepared).
+    (every judging page and submit asks) the query's SQL is built once (kernel.prepared).
     """
     rows: list[Any]  # pool items with the counts as attributes
     if detail:

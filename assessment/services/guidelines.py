@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from assessment.guidelines import (
+from assessment.core.guidelines import (
     MAX_TOP_GRADE,
     GradeScale,
     GuidelinesInvalid,
@@ -33,7 +33,7 @@ def guidelines_save(
 ) -> TaskGuidelines | None:
     """Store the task's guidelines as a new version and its relevance level.
 
-    ``scale`` is the scale's JSON (see assessment.guidelines). Everything is validated first
+    ``scale`` is the scale's JSON (see assessment.core.guidelines). Everything is validated first
     and nothing is stored on a problem (GuidelinesInvalid lists every one). Saving what is
     already in force adds no version (returns None when the defaults stay in force); a
     changed relevance level alone is stored on the task without a new version. The task row

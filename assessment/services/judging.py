@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import OuterRef
 from django.utils import timezone
 
-from assessment.guidelines import GradeScale
+from assessment.core.guidelines import GradeScale
 from assessment.models import Assignment, Judgment, JudgmentRevision
 from assessment.selectors.guidelines import guidelines_for_assignment
 from assessment.services.judging_checks import (

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, When
 
-from assessment.guidelines import GradeScale
+from assessment.core.guidelines import GradeScale
 from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
 from assessment.selectors.handover import previous_judgments
-from config.prepared import prepared_rows
+from kernel.prepared import prepared_rows
 from pooling.locks import topic_pools_lock
 from pooling.models import Hit
 
@@ -120,7 +120,7 @@ def locked_assignment(
     hit_ids: Sequence[int],
 ) -> Assignment:
     """The assessor's own active assignment, row-locked, once the hits are checked to be
-    the item's and the item its topic's (one query, its SQL built once: config.prepared).
+    the item's and the item its topic's (one query, its SQL built once: kernel.prepared).
 
     The lock serializes every submit to one assignment, so two requests for the same
     (assignment, hit) cannot both insert: the second waits, then finds the first's row.

@@ -12,16 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from assessment.models import COMMENT_MAX_CHARS, MachineJudge
-from assessment.selectors.guidelines import guidelines_current
-from assessment.services.judging import HitVerdict
-from collection.formats.judge_grades import (
+from assessment.core.judge_grades import (
     GradeProblem,
     JudgeGrade,
     JudgeGradesError,
     judge_grades_decode,
     judge_grades_parse,
 )
+from assessment.models import COMMENT_MAX_CHARS, MachineJudge
+from assessment.selectors.guidelines import guidelines_current
+from assessment.services.judging import HitVerdict
 from collection.models import RetrievalTask
 
 # A judge file of 100 topics x 5,000 items with a paragraph of rationale each fits easily.

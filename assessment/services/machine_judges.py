@@ -27,6 +27,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from assessment.core.judge_grades import JudgeGrade
 from assessment.models import Assignment, Judgment, MachineJudge, TrainingRound
 from assessment.selectors.machine_judges import machine_label, pool_hits_by_id
 from assessment.services.judging import HitVerdict, machine_judgments_store
@@ -37,7 +38,6 @@ from assessment.services.machine_judge_files import (
     machine_grades_parse,
     machine_judge_fields_check,
 )
-from collection.formats.judge_grades import JudgeGrade
 from collection.models import RetrievalTask, Topic
 from pooling.locks import topic_pools_lock
 

@@ -20,8 +20,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from assessment.models import Assignment, GoldGrade, Judgment, MachineJudge, TrainingRound
-from collection.formats.qrels import QrelsFormatError, qrels_parse
 from collection.models import RetrievalTask, Topic
+from kernel.core.qrels import QrelsFormatError, qrels_parse
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -47,7 +47,7 @@ def gold_qrels_parse(text: str, *, top: int = 3) -> dict[tuple[str, str], int]:
     """Read a gold qrels file (``topic 0 id grade``) into gold grades of a 0..``top`` scale
     (the task's; ARQMath's 0-3 by default).
 
-    The file is read by the one qrels reader (``collection.formats.qrels``), so a gold file
+    The file is read by the one qrels reader (``kernel.core.qrels``), so a gold file
     and an evaluation qrels refuse the same lines: a malformed line, a grade that is not an
     integer in 0-6, a repeated (topic, id), each reported with its line number. Task 3's flag
     codes (5 = system failure, 6 = do not know) are valid qrels but not gold grades: skipped.

@@ -40,9 +40,10 @@ from assessment.services.adjudication import (
     adjudication_decide,
 )
 from assessment.views.organize import _organizer
+from collection.access import task_for
 from collection.models import RetrievalTask
-from config.access import organizer_required, task_for
-from config.params import MAX_ID, BadParameter, parse_int, parse_optional_id
+from kernel.access import organizer_required
+from kernel.params import MAX_ID, BadParameter, parse_int, parse_optional_id
 from pooling.models import Hit
 
 MAX_TOPIC_CHARS = 40
@@ -50,7 +51,7 @@ STATE_LABELS = {"undecided": "Undecided", "decided": "Decided", "all": "All"}
 
 
 def _number(raw: str | None, *, name: str, high: int) -> int | None:
-    """A whole number 0..``high`` (config.params); None when absent or empty."""
+    """A whole number 0..``high`` (kernel.params); None when absent or empty."""
     return parse_int(raw, name=name, low=0, high=high, default=None)  # type: ignore[no-any-return]
 
 
@@ -155,7 +156,7 @@ def adjudication(request: HttpRequest, task_id: int) -> HttpResponse:
     guidelines = guidelines_rendered(current)
     wanted = _filter(request, current.scale.top)
     source = request.POST if request.method == "POST" else request.GET
-    # A bad id is config.params.BadParameter, an Http404.
+    # A bad id is kernel.params.BadParameter, an Http404.
     hit_id = parse_optional_id(source.get("hit"), name="hit")
     seen = parse_int(request.POST.get("seen"), name="seen", low=0, high=MAX_ID, default=None)
     if request.method == "GET":

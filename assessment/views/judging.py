@@ -41,7 +41,7 @@ from assessment.services.judging import (
     item_submit,
 )
 from collection.models import RetrievalTask
-from config.params import BadParameter, page_filter, parse_choice, parse_float, parse_text
+from kernel.params import BadParameter, page_filter, parse_choice, parse_float, parse_text
 from pooling.models import PoolItem
 
 # Without JavaScript the page cannot see idle time; its time is capped at the idle limit.

@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from assessment.core.judge_grades import FORMATS
 from assessment.models import COMMENT_MAX_CHARS, MachineJudge
 from assessment.selectors.guidelines import guidelines_current
 from assessment.selectors.machine_judges import machine_judges_of, machine_label
@@ -23,10 +24,10 @@ from assessment.services.machine_judges import (
     machine_judge_import,
 )
 from assessment.views.organize import _form_problems, _organizer
-from collection.formats.judge_grades import FORMATS
+from collection.access import task_for
 from collection.models import RetrievalTask
-from config.access import organizer_required, task_for
-from config.params import parse_choice
+from kernel.access import organizer_required
+from kernel.params import parse_choice
 
 __all__ = ["MachineJudgeImportForm", "machine_judge_action", "machine_judges_page"]
 

@@ -15,13 +15,6 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from assessment.exports import (
-    AGREEMENT_COLUMNS,
-    JUDGMENT_COLUMNS,
-    agreement_rows,
-    csv_lines,
-    judgment_rows,
-)
 from assessment.models import MachineJudge, TrainingRound
 from assessment.selectors.agreement import (
     AgreementTable,
@@ -29,6 +22,13 @@ from assessment.selectors.agreement import (
     training_rounds_agreement,
 )
 from assessment.selectors.dashboard import task_dashboard
+from assessment.selectors.exports import (
+    AGREEMENT_COLUMNS,
+    JUDGMENT_COLUMNS,
+    agreement_rows,
+    csv_lines,
+    judgment_rows,
+)
 from assessment.selectors.guidelines import guidelines_current, guidelines_rendered
 from assessment.selectors.overview import assessor_choices, assignment_rows, campaign_overview
 from assessment.services.assignments import (
@@ -47,9 +47,10 @@ from assessment.views.organize_forms import (
     TrainingForm,
     bound_assignment_form,
 )
+from collection.access import task_for
 from collection.models import RetrievalTask, Topic
-from config.access import organizer_required, task_for
-from config.params import page_filter, parse_choice
+from kernel.access import organizer_required
+from kernel.params import page_filter, parse_choice
 
 
 def _organizer(request: HttpRequest) -> User:

@@ -8,9 +8,9 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import User
 
+from assessment.access import assessor_candidates
 from assessment.models import Assignment, MachineJudge, TrainingRound
 from collection.models import RetrievalTask, Topic
-from config.access import assessor_candidates
 
 __all__ = ["ASSIGNMENT_FORMS", "HANDOVERS", "TrainingForm", "bound_assignment_form"]
 

@@ -3,7 +3,7 @@
 Edit the instructions, the scale (0..G), each grade's and flag's label, keys and definition and
 the relevance level; preview them as assessors will see them; save them as a new version; see
 every version with the judgments made under it. Thin: the form is read into the scale's JSON,
-the pure core validates it (assessment.guidelines), one service saves it.
+the pure core validates it (assessment.core.guidelines), one service saves it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from assessment.guidelines import (
+from assessment.core.guidelines import (
     FLAG_CODES,
     FLAG_LABELS,
     MAX_TOP_GRADE,
@@ -39,9 +39,10 @@ from assessment.selectors.guidelines import (
 )
 from assessment.services.guidelines import guidelines_save
 from assessment.views.organize import _organizer
+from collection.access import task_for
 from collection.models import RetrievalTask
-from config.access import organizer_required, task_for
-from config.params import BadParameter, page_filter, parse_int
+from kernel.access import organizer_required
+from kernel.params import BadParameter, page_filter, parse_int
 
 __all__ = ["guidelines_page"]
 

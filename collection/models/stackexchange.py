@@ -7,7 +7,7 @@ It is shared by every ARQMath-style task of a deployment, with the dump's own in
 from django.db import models
 from django.utils import timezone
 
-from collection.formats.visual_ids import COMPUTED_PREFIX
+from collection.core.formats.visual_ids import COMPUTED_PREFIX
 
 
 class Thread(models.Model):
@@ -71,7 +71,8 @@ class Formula(models.Model):
         Comment, on_delete=models.CASCADE, null=True, blank=True, related_name="formulas"
     )
     # Given ids are stored as their decimal text; computed ones are "c" + a hash of the
-    # canonical symbol-layout string (collection/formats/visual_ids.py): the column stays short.
+    # canonical symbol-layout string (collection/core/formats/visual_ids.py): the column stays
+    # short.
     visual_id = models.CharField(max_length=40)
     old_visual_id = models.CharField(max_length=40, blank=True)
     issue = models.CharField(max_length=20, blank=True)

@@ -13,9 +13,9 @@ from typing import Any
 
 from django.db import transaction
 
-from collection.formats.errors import ImportFileError
-from collection.formats.topic_text import QueryTopic
-from collection.formats.trec_topics import TopicFormat, parse_query_topics
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.topic_text import QueryTopic
+from collection.core.formats.trec_topics import TopicFormat, parse_query_topics
 from collection.models import Campaign, DocumentCollection, RetrievalTask, Topic
 
 _BATCH = 2_000

@@ -8,14 +8,14 @@ from typing import Any
 
 from django.db import transaction
 
-from collection.formats.errors import ImportFileError
-from collection.formats.topics import (
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.topics import (
     TopicRecord,
     parse_topic_formulas,
     parse_topics,
 )
-from collection.formats.trec_topics import TopicFormat
-from collection.formats.visual_ids import visual_id_for
+from collection.core.formats.trec_topics import TopicFormat
+from collection.core.formats.visual_ids import visual_id_for
 from collection.models import Campaign, RetrievalTask, Topic, TopicFormula
 from collection.services.document_topics_import import document_topics_import
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from collection.post_html import plain_text
+from collection.core.post_html import plain_text
 
 register = template.Library()
 

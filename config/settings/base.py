@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Redoc for /api/docs/ from a package, never a CDN
     "csp",
+    "kernel",  # the shared kernel: access, jobs, cache, parameters; imports no app
     "collection",
     "pooling",
     "assessment",
@@ -106,11 +107,11 @@ AUTH_PASSWORD_VALIDATORS = [
 # Login lockout with django-axes (https://django-axes.readthedocs.io/en/latest/4_configuration.html):
 # LOGIN_FAILURE_LIMIT failed logins for one account, or from one address, lock it for
 # LOGIN_LOCKOUT_MINUTES, on the site's login and the admin's. Attempts are counted in the
-# database, so logins (and the lockout) work while Redis is down. See config/auth.py.
+# database, so logins (and the lockout) work while Redis is down. See assessment/login.py.
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: turns a lockout into the page below
 AUTHENTICATION_BACKENDS = [
-    "config.auth.LoginLockoutBackend",
+    "assessment.login.LoginLockoutBackend",
     # Django's model backend, loading the user's roles with the user (menus need no query).
     "assessment.roles.RoleAwareBackend",
 ]
@@ -121,9 +122,9 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the 
 # A success does not wipe the failures: with per-address counting it would also wipe a
 # guesser's failures against other accounts from the same address.
 AXES_RESET_ON_SUCCESS = False
-AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"  # registration/locked_out.html
-AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
-AXES_USERNAME_CALLABLE = "config.auth.client_username"  # bounded: a long guess is no 500
+AXES_LOCKOUT_CALLABLE = "assessment.login.lockout_response"  # registration/locked_out.html
+AXES_CLIENT_IP_CALLABLE = "assessment.login.client_ip"
+AXES_USERNAME_CALLABLE = "assessment.login.client_username"  # bounded: a long guess is no 500
 # Proxies in front of the app that append to X-Forwarded-For (a TLS proxy: 1). 0 trusts none.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 # --- Sessions (https://docs.djangoproject.com/en/5.2/topics/http/sessions/) -------------
@@ -173,9 +174,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"run_upload": os.environ.get("RUN_UPLOAD_RATE", "30/hour")},
     # ?limit= and ?offset= read strictly and bounded; a bad parameter is a 400 naming it.
-    "DEFAULT_PAGINATION_CLASS": "config.params.BoundedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "kernel.params.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
-    "EXCEPTION_HANDLER": "config.params.api_exception_handler",
+    "EXCEPTION_HANDLER": "kernel.params.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "qrelsmith API",
@@ -185,17 +186,17 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",  # served from drf-spectacular-sidecar's static files
-    "PATH_CONVERTER_OVERRIDES": {"id": int},  # <id:…> (config.params.IdConverter)
+    "PATH_CONVERTER_OVERRIDES": {"id": int},  # <id:…> (kernel.params.IdConverter)
 }
 
 # --- Cache ----------------------------------------------------------------
-# Redis when REDIS_URL is set, through config.cache: an unreachable Redis is a cache miss (the
+# Redis when REDIS_URL is set, through kernel.cache: an unreachable Redis is a cache miss (the
 # throttles then let requests through), never an error. Nothing may keep its only copy here.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "config.cache.ResilientRedisCache",
+            "BACKEND": "kernel.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
         }
     }
@@ -226,7 +227,7 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # Redis redelivers a message a worker took but did not acknowledge after the visibility
 # timeout. With acks_late a healthy task is unacknowledged for as long as it runs, so the
 # timeout must exceed the longest run (the 30 min time limit), or a second worker would start
-# the same job. A dead worker's job does not wait for it: the heartbeat reaper (config.queue)
+# the same job. A dead worker's job does not wait for it: the heartbeat reaper (kernel.queue)
 # re-queues it within 90 s; the timeout is only the backstop for a message taken by a worker
 # that died before marking its job running, and a redelivered message of a done or superseded
 # job does nothing.
@@ -258,7 +259,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 30.0,
     },
 }
-# Jobs (config.queue): a running job writes its heartbeat every JOB_HEARTBEAT_SECONDS; one
+# Jobs (kernel.queue): a running job writes its heartbeat every JOB_HEARTBEAT_SECONDS; one
 # silent for JOB_STALE_SECONDS lost its worker and is queued again, JOB_MAX_ATTEMPTS in all.
 JOB_HEARTBEAT_SECONDS = int(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
 JOB_STALE_SECONDS = int(os.environ.get("JOB_STALE_SECONDS", "60"))
@@ -266,7 +267,7 @@ JOB_MAX_ATTEMPTS = 3
 # A job pending this long whose message the broker no longer holds (Redis restarted without
 # persistence, or the web process died between commit and publish) is published again.
 JOB_LOST_MESSAGE_SECONDS = int(os.environ.get("JOB_LOST_MESSAGE_SECONDS", "60"))
-JOB_TEST_HOOKS = False  # config.queue.job_checkpoint; on in the test settings only
+JOB_TEST_HOOKS = False  # kernel.queue.job_checkpoint; on in the test settings only
 
 # --- Security headers / CSP (https://django-csp.readthedocs.io/en/latest/configuration.html)
 # Every byte from participants and the collection is hostile (post HTML, TeX, answers): the

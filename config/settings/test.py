@@ -24,5 +24,5 @@ STORAGES = {  # no manifest needed in tests
 STATIC_ROOT = None  # type: ignore[assignment]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
-# config.queue.job_checkpoint: lets the worker-kill tests stop a job at a known point.
+# kernel.queue.job_checkpoint: lets the worker-kill tests stop a job at a known point.
 JOB_TEST_HOOKS = True

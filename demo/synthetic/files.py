@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from collection.formats.formula_index import V3_HEADER
+from collection.core.formats.formula_index import V3_HEADER
 from demo.synthetic.threads import PostRecord, ThreadRecord
 
 _ATTRIBUTE_ESCAPES = str.maketrans(

@@ -15,10 +15,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from collection.access import task_for
 from collection.models import RetrievalTask
-from config.access import IsOrganizer, results_visible_to, task_for
-from config.params import parse_choice, parse_id, parse_int
 from evaluation import selectors
+from evaluation.access import results_visible_to
 from evaluation.api.serializers import (
     EvaluationResultSerializer,
     OfficialMeasuresSerializer,
@@ -28,8 +28,8 @@ from evaluation.api.serializers import (
     QrelsReadinessSerializer,
     QrelsVersionSerializer,
 )
+from evaluation.core.official import default_text, official_measure_names
 from evaluation.models import EvaluationResult, PublicationEvent, QrelsVersion
-from evaluation.official import default_text, official_measure_names
 from evaluation.services import (
     OfficialMeasuresError,
     PublicationError,
@@ -41,6 +41,8 @@ from evaluation.services import (
     results_publish,
     results_withdraw,
 )
+from kernel.access import IsOrganizer
+from kernel.params import parse_choice, parse_id, parse_int
 
 TASK_PARAMETER = OpenApiParameter("task", int, description="only this retrieval task")
 

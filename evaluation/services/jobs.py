@@ -11,7 +11,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from collection.models import RetrievalTask
-from config.queue import (
+from evaluation.core.measures import Average, RunScores
+from evaluation.core.qrels import qrels_grades, qrels_parse
+from evaluation.core.reusability import items_only_from, reusability_report
+from evaluation.core.significance import bootstrap_ci, pairwise_tests
+from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
+from evaluation.selectors import contributions, runs_to_evaluate
+from evaluation.services.scorers import scorer_for
+from kernel.queue import (
     JobSuperseded,
     Reaped,
     job_beat,
@@ -21,13 +28,6 @@ from config.queue import (
     job_heartbeat,
     jobs_reap,
 )
-from evaluation.measures import Average, RunScores
-from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
-from evaluation.qrels import qrels_grades, qrels_parse
-from evaluation.reusability import items_only_from, reusability_report
-from evaluation.selectors import contributions, runs_to_evaluate
-from evaluation.services.scorers import scorer_for
-from evaluation.significance import bootstrap_ci, pairwise_tests
 from pooling.models import Run
 
 TRIALS = 5_000  # randomization-test trials per pair
@@ -50,7 +50,7 @@ def evaluation_job_start(
 
     The means are taken the task's way (``RetrievalTask.average``) unless ``average`` says
     otherwise; the job and each of its results record which. Raises
-    `config.queue.QueueUnavailable` (the job is then recorded as failed) when the task queue
+    `kernel.queue.QueueUnavailable` (the job is then recorded as failed) when the task queue
     cannot be reached."""
     from evaluation.tasks import evaluate_runs_task  # the tasks module imports this one
 
@@ -85,7 +85,7 @@ def evaluation_job_retry(*, job: EvaluationJob, requested_by: Any = None) -> Eva
 
 
 def evaluation_jobs_reap() -> list[Reaped]:
-    """Re-queue (or fail) evaluation jobs whose worker died (config.queue.jobs_reap)."""
+    """Re-queue (or fail) evaluation jobs whose worker died (kernel.queue.jobs_reap)."""
     from evaluation.tasks import evaluate_runs_task
 
     return jobs_reap(model=EvaluationJob, celery_task=evaluate_runs_task)
@@ -96,7 +96,7 @@ def evaluation_job_run(*, job: EvaluationJob) -> EvaluationJob:
     EvaluationResult per run with the qrels checksum, then the significance tests, bootstrap
     intervals and leave-one-team-out report. Idempotent: results are replaced, not added.
 
-    Runs as the job's current attempt; raises `config.queue.JobSuperseded` when the reaper
+    Runs as the job's current attempt; raises `kernel.queue.JobSuperseded` when the reaper
     handed the job to another attempt, or it was already finished."""
     attempt = job.attempts
     if not job_claim(model=EvaluationJob, job_id=job.pk, attempt=attempt, error=""):

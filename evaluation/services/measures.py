@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from django.db import transaction
 
 from collection.models import RetrievalTask
-from evaluation.official import official_measures_check
-from evaluation.trec_names import MeasureNameError
+from evaluation.core.official import official_measures_check
+from evaluation.core.trec_names import MeasureNameError
 
 
 class OfficialMeasuresError(ValueError):

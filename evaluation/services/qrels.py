@@ -8,9 +8,8 @@ from typing import Any
 from django.db import transaction
 
 from collection.models import RetrievalTask
-from evaluation.answers import answer_entries
-from evaluation.models import QrelsVersion
-from evaluation.qrels import (
+from evaluation.core.answers import answer_entries
+from evaluation.core.qrels import (
     DEFAULT_PRECEDENCE,
     MACHINE,
     QrelsEntry,
@@ -20,7 +19,8 @@ from evaluation.qrels import (
     qrels_from_judgments,
     qrels_parse,
 )
-from evaluation.readiness import QrelsReadiness
+from evaluation.core.readiness import QrelsReadiness
+from evaluation.models import QrelsVersion
 from evaluation.selectors import (
     answer_runs,
     counting_machine_judge,
@@ -79,7 +79,7 @@ def qrels_export(
     ``policy`` defaults to ``qrels_policy(task=task)`` (the task's minimum-relevant rule).
     While pool items are unjudged the export is refused (QrelsIncompleteError, naming them by
     topic) unless ``allow_incomplete``; either way the version records how complete it was.
-    Task 3 rows are one per run's answer (``evaluation.answers``). The same content exported
+    Task 3 rows are one per run's answer (``evaluation.core.answers``). The same content exported
     twice gives the same version (matched on its SHA-256), so results computed against it
     stay attached to it. "Relevant" for the minimum-relevant rule is grade >= the task's
     relevance level (issue 12 §4).

@@ -1,4 +1,5 @@
-"""How an evaluation job scores a task's runs: with its official measures (``evaluation.official``).
+"""How an evaluation job scores a task's runs with its official measures
+(``evaluation.core.official``).
 
 Three scorers share one shape: ``score(run)`` gives the run's ``RunScores`` on the full qrels,
 ``score_without_team(run)`` its means on the qrels without the items only its team's runs
@@ -6,10 +7,10 @@ contributed (the leave-one-team-out test; None where it does not apply), ``measu
 the significance tests and the reusability report use.
 
 - ``PrimeScorer``: ARQMath's answer and formula tasks without official measures, exactly as
-  published (nDCG', MAP', P'@10; ``evaluation.measures``).
+  published (nDCG', MAP', P'@10; ``evaluation.core.measures``).
 - ``AnswerScorer``: ARQMath's open QA task (AR and P@1).
 - ``MeasureScorer``: any task with official measures, and document tasks (their kind's
-  defaults): trec_eval's measures by name (``evaluation.trec_measures``), binary ones at the
+  defaults): trec_eval's measures by name (``evaluation.core.trec_measures``), binary ones at the
   task's relevance level, averaged the task's way.
 """
 
@@ -19,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from collection.models import RetrievalTask
-from evaluation.measures import (
+from evaluation.core.measures import (
     MEASURES,
     OPENQA_MEASURES,
     Average,
@@ -34,10 +35,10 @@ from evaluation.measures import (
     judged_fraction_at_10,
     mean_over,
 )
-from evaluation.official import official_measure_names
-from evaluation.qrels import qrels_without
+from evaluation.core.official import official_measure_names
+from evaluation.core.qrels import qrels_without
+from evaluation.core.trec_measures import MeasureEvaluator, parse_measures
 from evaluation.selectors import run_answers, run_rows, visual_ids
-from evaluation.trec_measures import MeasureEvaluator, parse_measures
 from pooling.models import Run
 
 TeamItems = Mapping[int, Mapping[str, set[str]]]  # team -> topic -> item keys only it pooled

@@ -12,13 +12,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from collection.access import task_for
 from collection.models import RetrievalTask
-from config.access import organizer_required, task_for
-from config.params import BadParameter, page_filter, parse_id
 from evaluation import selectors
 from evaluation.models import PublicationEvent, QrelsVersion
 from evaluation.services import PublicationError, results_publish, results_withdraw
 from evaluation.views.results import qrels_notice
+from kernel.access import organizer_required
+from kernel.params import BadParameter, page_filter, parse_id
 
 
 @organizer_required

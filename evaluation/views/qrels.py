@@ -10,21 +10,20 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from collection.access import task_for
 from collection.models import RetrievalTask
-from config.access import organizer_required, task_for
-from config.params import parse_id
-from config.queue import QueueUnavailable
 from evaluation import selectors
-from evaluation.models import EvaluationJob, QrelsVersion
-from evaluation.official import (
+from evaluation.core.official import (
     MAX_MEASURES,
     MAX_NAME,
     default_text,
     names_from_text,
     official_measures_check,
 )
-from evaluation.qrels import QrelsFormatError
-from evaluation.reports import AVERAGE_TEXT
+from evaluation.core.qrels import QrelsFormatError
+from evaluation.core.reports import AVERAGE_TEXT
+from evaluation.core.trec_names import MeasureNameError
+from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.services import (
     OfficialMeasuresError,
     QrelsExportError,
@@ -40,7 +39,9 @@ from evaluation.services.jobs import (
     evaluation_job_retry,
     evaluation_jobs_reap,
 )
-from evaluation.trec_names import MeasureNameError
+from kernel.access import organizer_required
+from kernel.params import parse_id
+from kernel.queue import QueueUnavailable
 
 
 class QrelsExportForm(forms.Form):

@@ -10,21 +10,23 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from collection.access import task_for
 from collection.models import RetrievalTask
-from config.access import is_organizer, results_open_to, task_for
-from config.params import page_filter, parse_choice, parse_id
 from evaluation import selectors
-from evaluation.models import EvaluationJob, QrelsVersion
-from evaluation.official import official_measure_names
-from evaluation.qrels import natural_key
-from evaluation.reports import (
+from evaluation.access import results_open_to
+from evaluation.core.official import official_measure_names
+from evaluation.core.qrels import natural_key
+from evaluation.core.reports import (
     AVERAGE_TEXT,
     RENDERERS,
     average_notes,
     incomplete_note,
     per_topic_csv,
 )
+from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.services.jobs import evaluation_jobs_reap
+from kernel.access import is_organizer
+from kernel.params import page_filter, parse_choice, parse_id
 
 DOWNLOADS = {
     "csv": ("text/csv", "csv"),

@@ -15,8 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.access import IsOrganizer, task_for
-from config.queue import QueueUnavailable
+from collection.access import task_for
+from kernel.access import IsOrganizer
+from kernel.queue import QueueUnavailable
 from pooling.selectors.pool_cache import cached_pool_stats
 from pooling.selectors.pools import build_status, latest_build
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from collection.models import RetrievalTask
-from config.access import is_organizer
+from kernel.access import is_organizer
 from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run
 from pooling.services.runs import ORGANIZER_FIELDS
 

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
-from config.access import runs_visible_to
+from pooling.access import runs_visible_to, team_for_user
 from pooling.api.run_serializers import (
     RunDetailSerializer,
     RunRejectedSerializer,
@@ -27,7 +27,6 @@ from pooling.services.runs import (
     RunValidationError,
     SubmissionRefused,
     run_submit,
-    team_for_user,
 )
 
 

@@ -7,7 +7,7 @@ digest of the campaign's runs as the figures label them (tag, team, role, flags,
 the next build — or an organizer's edit of a run — makes a new key. Nothing is cached while a
 build of the campaign is queued or running: its half-written pools are read fresh.
 
-The cache is Django's (Redis in production, failing soft: config/cache.py), so a miss, an
+The cache is Django's (Redis in production, failing soft: kernel/cache.py), so a miss, an
 eviction or a Redis outage simply recomputes. After each build the worker fills it
 (`pool_cache_warm`, queued by pooling.tasks), so the first organizer to open a pool page or
 download an export after a build does not wait for the full-size figures (1 to 4 s uncached).

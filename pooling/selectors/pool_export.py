@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 from django.db.models import Q
 
-from collection.formats.spreadsheet import safe_cell
 from collection.models import RetrievalTask, Topic
+from kernel.core.spreadsheet import safe_cell
 from pooling.models import Hit, PoolItem, Run
 from pooling.selectors.joined_text import JoinedText
 from pooling.selectors.pool_inputs import pooled_task

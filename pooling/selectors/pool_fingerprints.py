@@ -21,7 +21,7 @@ from typing import Any
 from django.db import connection
 
 from collection.models import CollectionImport, Topic
-from pooling.algorithms import PoolSettings
+from pooling.core.algorithms import PoolSettings
 from pooling.models import RunRow, TopicPoolState
 from pooling.selectors.pool_inputs import PooledRuns
 

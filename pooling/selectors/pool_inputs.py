@@ -19,7 +19,7 @@ from django.db import connection
 from django.db.models import Q
 
 from collection.models import Document, Formula, RetrievalTask, Topic
-from pooling.algorithms import (
+from pooling.core.algorithms import (
     AnswerRow,
     DocumentRow,
     FormulaRow,

@@ -2,7 +2,7 @@
 
 Every figure comes from a handful of aggregate queries over the annotated pool (Contribution
 rows), whatever the number of topics and runs, and the overlap of runs from bit sets of their
-items (pooling.algorithms.overlap). A run's pool depth on a topic is the largest rank among its
+items (pooling.core.algorithms.overlap). A run's pool depth on a topic is the largest rank among its
 contributions there: for answer pools the rank of its ``depth``-th distinct post, for formula
 pools the rank of the first instance of its k-th visually distinct formula.
 """
@@ -18,7 +18,7 @@ from typing import Any
 from django.db.models import Count, Max, Q
 
 from collection.models import RetrievalTask, Topic
-from pooling.algorithms.overlap import Overlap, pool_overlap
+from pooling.core.algorithms.overlap import Overlap, pool_overlap
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem, Run
 from pooling.selectors.joined_text import JoinedText
 from pooling.selectors.pool_inputs import pooled_task
@@ -90,7 +90,7 @@ def _pooled(target: RetrievalTask) -> tuple[dict[int, list[int]], dict[int, list
     """Run -> its pool depth on each topic it contributed to; run -> the items it pooled.
 
     A row per run and topic, however many contributions: the overlap is then counted on bit
-    sets in Python (pooling.algorithms.overlap), not by a self-join (issue 14 §4)."""
+    sets in Python (pooling.core.algorithms.overlap), not by a self-join (issue 14 §4)."""
     rows = (
         Contribution.objects.filter(item__topic__task=target)
         .values("run_id", "item__topic_id")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from collection.models import RetrievalTask
-from pooling.algorithms import PlannedItem, PoolSettings, plan_document_topic
+from pooling.core.algorithms import PlannedItem, PoolSettings, plan_document_topic
 from pooling.selectors.pool_inputs import PooledRuns, document_ids, document_rows
 
 _SHOWN = 5

@@ -1,4 +1,4 @@
-"""Handing pool builds to the Celery workers (config.queue), and re-queuing those whose worker
+"""Handing pool builds to the Celery workers (kernel.queue), and re-queuing those whose worker
 died. The build itself is pooling.services.pools.pool_build."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 
 from collection.models import RetrievalTask
-from config.queue import Reaped, job_enqueue_on_commit, jobs_reap
+from kernel.queue import Reaped, job_enqueue_on_commit, jobs_reap
 from pooling.models import PoolBuild
 
 
@@ -17,7 +17,7 @@ def pool_build_request(
 ) -> PoolBuild:
     """Record a pending build and hand it to a Celery worker once the transaction commits.
 
-    Raises `config.queue.QueueUnavailable` (the build is then recorded as failed) when the
+    Raises `kernel.queue.QueueUnavailable` (the build is then recorded as failed) when the
     task queue cannot be reached."""
     from pooling.tasks import build_pools_task  # the tasks import the services
 
@@ -32,7 +32,7 @@ def pool_build_request(
 
 
 def pool_builds_reap() -> list[Reaped]:
-    """Re-queue (or fail) builds whose worker died (config.queue.jobs_reap)."""
+    """Re-queue (or fail) builds whose worker died (kernel.queue.jobs_reap)."""
     from pooling.tasks import build_pools_task
 
     return jobs_reap(model=PoolBuild, celery_task=build_pools_task)

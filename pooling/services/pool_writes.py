@@ -16,9 +16,9 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from collection.bulkload import bulk_insert
-from config.queue import job_beat
-from pooling.algorithms import (
+from kernel.bulkload import bulk_insert
+from kernel.queue import job_beat
+from pooling.core.algorithms import (
     PlannedItem,
     PoolSettings,
     display_orders,

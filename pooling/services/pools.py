@@ -20,8 +20,8 @@ from typing import Any
 from django.utils import timezone
 
 from collection.models import RetrievalTask, Topic
-from config.queue import JobSuperseded, job_checkpoint, job_claim, job_heartbeat
-from pooling.algorithms import PlannedItem, PoolSettings, plan_answer_topic, plan_formula_topic
+from kernel.queue import JobSuperseded, job_checkpoint, job_claim, job_heartbeat
+from pooling.core.algorithms import PlannedItem, PoolSettings, plan_answer_topic, plan_formula_topic
 from pooling.models import PoolBuild
 from pooling.selectors.pool_fingerprints import topics_to_build
 from pooling.selectors.pool_inputs import (
@@ -66,7 +66,7 @@ def pool_build(
 
     Open QA (Task 3) answers join the answer task's pools (DESIGN.md "Pooling"), so building
     either task builds the answer task's pools with both tasks' runs. A queued ``build`` runs
-    as its current attempt (``build.attempts``) and raises `config.queue.JobSuperseded` when
+    as its current attempt (``build.attempts``) and raises `kernel.queue.JobSuperseded` when
     the reaper handed it to another attempt, or it was already finished.
 
     Only topics whose inputs' fingerprint changed since their pool was written are recomputed

@@ -22,8 +22,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from collection.models import RetrievalTask
-from config.access import is_organizer
-from pooling.formats import ParsedRun, RunReading
+from pooling.core.formats import ParsedRun, RunReading
 from pooling.models import (
     RUN_DESCRIPTION_MAX_CHARS,
     RUN_TAG_VALIDATOR,
@@ -61,18 +60,6 @@ class RunSubmission:
     run: Run
     created: bool
     warnings: list[dict[str, Any]] = field(default_factory=list)
-
-
-def team_for_user(user: User, *, team_name: str | None = None) -> Team | None:
-    """The team ``user`` submits for: the named one if they are a member (any team for staff),
-    else their only team; ``None`` when that is ambiguous or they have none."""
-    if team_name:
-        teams = Team.objects.filter(name=team_name)
-        if not is_organizer(user):
-            teams = teams.filter(members=user)
-        return teams.first()
-    mine = list(Team.objects.filter(members=user)[:2])
-    return mine[0] if len(mine) == 1 else None
 
 
 def token_create(*, user: User) -> Token:

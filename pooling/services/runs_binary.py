@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import connection
 
-from pooling.formats.model import RunColumns
+from pooling.core.formats.model import RunColumns
 from pooling.models import RunRow
 
 # Signature, flags, length of the header extension (PostgreSQL's "COPY ... BINARY" file).

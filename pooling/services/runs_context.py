@@ -12,8 +12,8 @@ from typing import TypeVar
 from django.db import connection
 
 from collection.models import Document, Formula, Post, RetrievalTask, Topic
-from pooling.formats import RunContext
-from pooling.formats.model import DocnoLookup
+from pooling.core.formats import RunContext
+from pooling.core.formats.model import DocnoLookup
 
 _Id = TypeVar("_Id", int, str)
 _CHUNK = 20_000  # SQLite's host-parameter limit is far below a run's 100,000 ids

@@ -1,6 +1,6 @@
 """Writing a run's rows: COPY text built straight from the parsed columns.
 
-collection.bulkload.bulk_insert formats each value through a generic per-value path; a run
+kernel.bulkload.bulk_insert formats each value through a generic per-value path; a run
 upload is 100,000 rows of known types, so here one f-string per row builds COPY's text format
 (ids and numbers need no escaping; only Task 3's answer and sources text do). Other databases
 (the SQLite demo) go through bulk_insert.
@@ -18,9 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from django.db import connection
 
-from collection.bulkload import bulk_insert
-from pooling.formats import ParsedRun, RunReading
-from pooling.formats.model import RunColumns
+from kernel.bulkload import bulk_insert
+from pooling.core.formats import ParsedRun, RunReading
+from pooling.core.formats.model import RunColumns
 from pooling.models import RunRow
 from pooling.services import runs_binary
 

@@ -17,8 +17,9 @@ from django.http import (
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from config.access import organizer_required, task_for
-from config.queue import QueueUnavailable
+from collection.access import task_for
+from kernel.access import organizer_required
+from kernel.queue import QueueUnavailable
 from pooling.selectors.pool_cache import cached_pool_export, cached_pool_stats
 from pooling.selectors.pool_export import EXPORT_KINDS
 from pooling.selectors.pools import build_status, latest_build, overlap_matrix, pooled_tasks

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from collection.models import RetrievalTask
-from config.access import runs_visible_to, teams_of
+from pooling.access import runs_visible_to, teams_of
 from pooling.api.throttles import run_upload_wait, wait_message
 from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run, Team
 from pooling.services.runs import RunValidationError, SubmissionRefused, run_submit

@@ -6,7 +6,7 @@
 //   dispute. j / → next and k / ← previous dispute of the list; Shift+J / Shift+→ the next
 //   undecided one without saving; c the note (Esc leaves it); t / o open the post's / the
 //   topic's thread in a new tab; g the definitions; ? the legend.
-// - Navigation keys are ones a task's scale can never take (assessment/guidelines.py
+// - Navigation keys are ones a task's scale can never take (assessment/core/guidelines.py
 //   RESERVED_KEYS, or keys that are not printable characters), so they never clash with a
 //   grade key.
 // - Changing the topic or the grade gap applies the filter at once.

@@ -1,11 +1,11 @@
 // Query terms highlighted in the document being judged (issue 13 §4), beside judge.js.
 //
-// - The terms are the page's #query-terms JSON (collection/query_terms.py: the topic title's
+// - The terms are the page's #query-terms JSON (collection/core/query_terms.py: the topic title's
 //   words without stopwords). Each occurrence in the document's title and body ([data-highlight])
 //   is wrapped in <mark class="term"> by splitting text nodes with DOM calls: the document's
 //   text is never parsed as HTML here. A term also matches with a plural ending (s / es), and
 //   a plural term without its final s.
-// - Keys (assessment.guidelines.RESERVED_KEYS keeps grade scales off them): x turns the
+// - Keys (assessment.core.guidelines.RESERVED_KEYS keeps grade scales off them): x turns the
 //   highlighting on or off (remembered in this browser), . and , jump to the next and
 //   previous match (shown even with highlighting off), ↓ ↑ Space PageDown PageUp scroll the
 //   document inside its pane.

@@ -2,7 +2,7 @@
 // The task's grade and flag keys choose for the focused hit; j / k move between hits, t opens
 // the focused hit's thread and q the topic's, Enter submits, ← / → leave for the previous /
 // next item, ? shows the legend, g the definitions, c the comment box, Escape closes them.
-// Keep these in step with assessment.guidelines.RESERVED_KEYS, which keeps scales off them.
+// Keep these in step with assessment.core.guidelines.RESERVED_KEYS, which keeps scales off them.
 (function () {
   "use strict";
 

@@ -39,7 +39,7 @@
     const running = state.status === "pending" || state.status === "running";
     const note = field("note");
     if (note) {
-      // The reaper re-queued this build after its worker stopped beating (config/queue.py).
+      // The reaper re-queued this build after its worker stopped beating (kernel/queue.py).
       note.hidden = !(running && state.attempts > 1 && state.worker_lost_at);
       if (!note.hidden) {
         note.textContent = "The worker died at " + new Date(state.worker_lost_at).toLocaleString() +

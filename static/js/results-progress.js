@@ -25,7 +25,7 @@
           label.textContent = p.runs_done + " of " + p.runs_total + " runs";
           status.textContent = p.status;
           if (note && p.attempts > 1 && p.worker_lost_at) {
-            // The reaper re-queued this job after its worker stopped beating (config/queue.py).
+            // The reaper re-queued this job after its worker stopped beating (kernel/queue.py).
             note.textContent = "The worker died at " + new Date(p.worker_lost_at).toLocaleString() +
               "; re-run (attempt " + p.attempts + ").";
             note.hidden = false;

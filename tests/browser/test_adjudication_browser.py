@@ -9,7 +9,7 @@ import re
 import pytest
 
 from assessment.models import Adjudication
-from evaluation.qrels import qrels_parse
+from evaluation.core.qrels import qrels_parse
 from evaluation.services.qrels import qrels_export
 from tests.browser.test_judging_browser import _wait_for_mathjax
 from tests.factories import UserFactory

@@ -6,9 +6,9 @@ import pytest
 
 from collection.models import RetrievalTask
 from config.celery import app as celery_app
-from config.queue import QUEUE_UNAVAILABLE
 from evaluation.models import EvaluationJob
 from evaluation.services import qrels_export
+from kernel.queue import QUEUE_UNAVAILABLE
 from pooling.models import PoolBuild
 from tests.factories.collection import RetrievalTaskFactory, UserFactory
 from tests.integration.evaluation_data import judged_answer_task

@@ -1,7 +1,7 @@
 import factory
 
-from assessment.guidelines import scale_as_json
-from assessment.guidelines_defaults import default_guidelines
+from assessment.core.guidelines import scale_as_json
+from assessment.core.guidelines_defaults import default_guidelines
 from assessment.models import Adjudication, Assignment, Judgment, TaskGuidelines, TrainingRound
 from tests.factories.collection import RetrievalTaskFactory, TopicFactory, UserFactory
 from tests.factories.pooling import HitFactory

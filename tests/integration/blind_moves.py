@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from assessment.models import Assignment, Judgment
 from assessment.services.judging import judgment_submit
-from evaluation.qrels import QrelsPolicy
+from evaluation.core.qrels import QrelsPolicy
 from evaluation.services import qrels_export
 from tests.factories import UserFactory
 from tests.integration.test_judging_pools import Pool, assign

@@ -4,8 +4,8 @@ import random
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from collection.bulkload import bulk_insert
 from collection.models import Formula, Post, RetrievalTask, Thread, Topic
+from kernel.bulkload import bulk_insert
 from pooling.models import Contribution, Hit, PoolItem, Run, RunRow
 from tests.factories.collection import TopicFactory
 from tests.factories.pooling import RunFactory, TeamFactory

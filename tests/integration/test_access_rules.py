@@ -1,4 +1,4 @@
-"""The access rules of config.access as a table (role, object → allowed), and the pages and
+"""The access rules of kernel.access as a table (role, object → allowed), and the pages and
 REST endpoints checked against the same table, so that a copy drifting away fails here.
 
 Roles: an anonymous visitor, a participant (team Alpha, run "alpha"), an assessor (the task's
@@ -17,17 +17,10 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from assessment.access import assessor_candidates
 from assessment.models import Assignment
-from config.access import (
-    assessor_candidates,
-    is_organizer,
-    results_open_to,
-    results_visible_to,
-    runs_visible_to,
-    task_for,
-    teams_of,
-)
-from config.params import BadParameter
+from collection.access import task_for
+from evaluation.access import results_open_to, results_visible_to
 from evaluation.models import EvaluationJob, TaskPublication
 from evaluation.services import (
     evaluation_job_run,
@@ -35,6 +28,9 @@ from evaluation.services import (
     results_publish,
     results_withdraw,
 )
+from kernel.access import is_organizer
+from kernel.params import BadParameter
+from pooling.access import runs_visible_to, teams_of
 from pooling.models import Team
 from tests.factories import RetrievalTaskFactory, RunFactory, UserFactory
 from tests.integration.evaluation_data import JudgedTask, judged_answer_task

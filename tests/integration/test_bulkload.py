@@ -5,8 +5,8 @@ import json
 import pytest
 from django.db import connection, transaction
 
-from collection.bulkload import bulk_insert
 from collection.models import Post, Thread
+from kernel.bulkload import bulk_insert
 
 pytestmark = pytest.mark.django_db
 

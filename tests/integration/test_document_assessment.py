@@ -26,7 +26,7 @@ from assessment.services.training import (
     training_round_submit,
 )
 from collection.models import RetrievalTask
-from evaluation.qrels import qrels_parse
+from evaluation.core.qrels import qrels_parse
 from evaluation.services import qrels_export
 from tests.factories import AssignmentFactory, UserFactory
 from tests.integration.document_pool import document_pool, document_task, document_topic

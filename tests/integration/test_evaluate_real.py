@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evaluation.qrels import qrels_format, qrels_grades, qrels_read_path
+from evaluation.core.qrels import qrels_format, qrels_grades, qrels_read_path
 
 PUBLISHED = {  # ../shared/data/arqmath/README.md, averaged over all 77 qrels topics
     "MathDowsers-alpha05noReRank-prime.tsv": (0.3446, 0.1393, 0.1623),

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.db import IntegrityError
 
-from assessment.guidelines import GuidelinesInvalid, scale_as_json
-from assessment.guidelines_defaults import default_guidelines
+from assessment.core.guidelines import GuidelinesInvalid, scale_as_json
+from assessment.core.guidelines_defaults import default_guidelines
 from assessment.models import Assignment, Judgment, TaskGuidelines
 from assessment.selectors.agreement import task_agreement
 from assessment.selectors.dashboard import task_dashboard
@@ -20,7 +20,7 @@ from assessment.services.guidelines import guidelines_save
 from assessment.services.judging import JudgmentInvalid, judgment_submit
 from assessment.services.training import TrainingError, gold_qrels_parse
 from collection.models import RetrievalTask
-from evaluation.qrels import QrelsPolicy
+from evaluation.core.qrels import QrelsPolicy
 from evaluation.services.qrels import qrels_export
 from tests.factories import (
     AssignmentFactory,

@@ -9,8 +9,8 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django import DjangoAssertNumQueries
 
-from collection.formats.errors import ImportFileError
-from collection.formats.visual_ids import canonical_latex, computed_visual_id, visual_id_for
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.visual_ids import canonical_latex, computed_visual_id, visual_id_for
 from collection.models import Comment, Formula, Post, Thread
 from collection.services import CollectionImportReport, ImportProgress, collection_import
 from tests.integration.collection_contents import mathml_of

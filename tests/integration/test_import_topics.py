@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from collection.formats.errors import ImportFileError
-from collection.formats.visual_ids import visual_id_for
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.visual_ids import visual_id_for
 from collection.models import Campaign, RetrievalTask, Topic, TopicFormula
 from collection.services import TopicsImportReport, topics_import
 

@@ -1,4 +1,4 @@
-"""Queued jobs (config.queue): enqueue failures, heartbeats, the reaper, redelivered messages.
+"""Queued jobs (kernel.queue): enqueue failures, heartbeats, the reaper, redelivered messages.
 
 These run the services and tasks in this process against the real database and the test
 Redis (messages the reaper queues are purged); the worker-kill and Redis-outage tests run the
@@ -17,15 +17,15 @@ from django.utils import timezone
 
 from collection.models import RetrievalTask
 from config.celery import app as celery_app
-from config.queue import (
+from evaluation.models import EvaluationJob
+from evaluation.services import qrels_export
+from kernel.queue import (
     QUEUE_UNAVAILABLE,
     JobSuperseded,
     QueueUnavailable,
     broker_task_ids,
     jobs_reap,
 )
-from evaluation.models import EvaluationJob
-from evaluation.services import qrels_export
 from pooling.models import PoolBuild, Run
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 from pooling.services.pools import pool_build

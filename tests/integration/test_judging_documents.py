@@ -12,10 +12,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from assessment.guidelines import scale_as_json, scale_from_json
+from assessment.core.guidelines import scale_as_json, scale_from_json
 from assessment.models import Judgment
 from assessment.services.guidelines import guidelines_save
-from collection.document_html import DISPLAY_MAX_CHARS
+from collection.core.document_html import DISPLAY_MAX_CHARS
 from tests.factories import DocumentFactory, UserFactory
 from tests.integration.document_pool import (
     TOPIC_DESCRIPTION,

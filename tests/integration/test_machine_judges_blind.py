@@ -1,7 +1,7 @@
 """Machine judges stay out of assessors' sight and hands (issue 13 §6): not on the judging
 pages or the REST judging API, not an assessor candidate, never logged in, not in the human
 counts of the dashboard, its assignments neither moved nor revoked; and only organizers may
-import, list or change judges (config.access)."""
+import, list or change judges (kernel.access)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from assessment.access import assessor_candidates, is_machine_account
 from assessment.models import Assignment, MachineJudge
 from assessment.selectors.adjudication.disputes import task_disputes
 from assessment.selectors.dashboard import task_dashboard
@@ -25,7 +26,6 @@ from assessment.services.assignments import (
     assignment_revoke,
     assignments_create,
 )
-from config.access import assessor_candidates, is_machine_account
 from tests.factories import TopicFactory, UserFactory
 from tests.integration.machine_judge_data import (
     JUDGE_GRADES,

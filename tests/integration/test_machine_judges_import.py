@@ -126,7 +126,7 @@ def test_import_stores_nothing_and_names_file_line_and_field_when_a_line_is_bad(
 
 
 def test_grades_follow_the_task_scale_when_its_guidelines_are_binary(tmp_path: Path) -> None:
-    from assessment.guidelines import scale_from_json
+    from assessment.core.guidelines import scale_from_json
     from assessment.services.guidelines import guidelines_save
 
     data = judged_task_with_open_item()

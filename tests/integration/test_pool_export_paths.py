@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from collection.formats.spreadsheet import safe_cell
 from collection.models import RetrievalTask, Topic
+from kernel.core.spreadsheet import safe_cell
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem, Run
 from pooling.selectors.pool_export import pool_export_lines
 from pooling.selectors.pools import pool_stats

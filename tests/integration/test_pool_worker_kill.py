@@ -1,7 +1,7 @@
 """A worker killed in the middle of a job: the job is re-run and gives the uninterrupted result.
 
 The job runs in a real ``celery -A config worker`` subprocess against Redis and the test
-database. A test-only hook (config.queue.job_checkpoint, on in the test settings) stops it at a
+database. A test-only hook (kernel.queue.job_checkpoint, on in the test settings) stops it at a
 known point (after 30 of 60 topics; after the first of two runs), where the test kills the
 worker with SIGKILL, as a crash would. A fresh worker is started, and the status endpoint the
 page polls (which runs the reaper) is polled until the job is done: the reaper must notice the

@@ -1,4 +1,4 @@
-"""Queries whose SQL is built once (config/prepared.py) answer what the ORM answers."""
+"""Queries whose SQL is built once (kernel/prepared.py) answer what the ORM answers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from assessment.models import Assignment
-from config.prepared import _PREPARED, LONGEST_KEPT, prepared_rows
+from kernel.prepared import _PREPARED, LONGEST_KEPT, prepared_rows
 from tests.factories import TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

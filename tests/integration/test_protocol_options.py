@@ -13,10 +13,10 @@ from django.urls import reverse
 
 from assessment.models import Assignment
 from collection.models import RetrievalTask
-from evaluation.answers import answer_id
+from evaluation.core.answers import answer_id
 from evaluation.models import EvaluationResult
 from evaluation.services import evaluation_job_run, evaluation_job_start, qrels_export
-from pooling.algorithms import answer_key
+from pooling.core.algorithms import answer_key
 from pooling.models import Hit, RunRow
 from pooling.services.pools import pool_build
 from tests.factories import AssignmentFactory, JudgmentFactory, RetrievalTaskFactory, UserFactory

@@ -8,8 +8,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from assessment.models import Assignment
+from evaluation.core.qrels import QrelsPolicy, qrels_checksum
 from evaluation.models import QrelsVersion
-from evaluation.qrels import QrelsPolicy, qrels_checksum
 from evaluation.services import QrelsExportError, qrels_export
 from tests.factories import (
     AssignmentFactory,

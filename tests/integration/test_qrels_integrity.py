@@ -9,10 +9,10 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from assessment.services.training import TrainingError, gold_qrels_parse
-from collection.formats.qrels import QrelsFormatError, qrels_parse
+from evaluation.core.qrels import QrelsPolicy
 from evaluation.models import QrelsVersion
-from evaluation.qrels import QrelsPolicy
 from evaluation.services import qrels_export
+from kernel.core.qrels import QrelsFormatError, qrels_parse
 from tests.integration.evaluation_data import judged_answer_task
 
 THREADS = 8

@@ -4,10 +4,10 @@ import pytest
 
 from assessment.models import Assignment, Judgment
 from collection.models import RetrievalTask
-from evaluation.answers import answer_id
+from evaluation.core.answers import answer_id
 from evaluation.models import EvaluationJob, EvaluationResult
 from evaluation.services import evaluation_job_run, qrels_export
-from pooling.algorithms import answer_key
+from pooling.core.algorithms import answer_key
 from tests.factories import (
     AssignmentFactory,
     ContributionFactory,

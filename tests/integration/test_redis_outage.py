@@ -24,9 +24,9 @@ from django.urls import reverse
 
 from assessment.models import Assignment, Judgment
 from collection.models import RetrievalTask
-from config.queue import QUEUE_UNAVAILABLE
 from evaluation.models import EvaluationJob
 from evaluation.services import qrels_import
+from kernel.queue import QUEUE_UNAVAILABLE
 from pooling.models import PoolBuild, Run, Team
 from tests.factories.collection import RetrievalTaskFactory, UserFactory
 from tests.factories.pooling import TeamFactory
@@ -62,7 +62,7 @@ def redis_server(settings: object) -> Iterator[ThrowawayRedis]:
     server = ThrowawayRedis()
     server.start()
     settings.CACHES = {  # type: ignore[attr-defined]
-        "default": {"BACKEND": "config.cache.ResilientRedisCache", "LOCATION": server.url}
+        "default": {"BACKEND": "kernel.cache.ResilientRedisCache", "LOCATION": server.url}
     }
     try:
         with celery_broker(server.url):

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from pytest_django import DjangoAssertNumQueries
 
 from bench.collection_dump import DumpFiles, write_dump
-from collection.formats.visual_ids import visual_id_for
+from collection.core.formats.visual_ids import visual_id_for
 from collection.models import CollectionImport, Formula, FormulaSlt, Post
 from collection.services import CollectionImportBusy, collection_import
 from collection.services.collection_import import slt_import

@@ -1,10 +1,10 @@
-"""config.cache.ResilientRedisCache: a cache while Redis answers, misses while it does not."""
+"""kernel.cache.ResilientRedisCache: a cache while Redis answers, misses while it does not."""
 
 from __future__ import annotations
 
 import time
 
-from config.cache import SKIP_SECONDS, ResilientRedisCache
+from kernel.cache import SKIP_SECONDS, ResilientRedisCache
 from tests.integration.workers import ThrowawayRedis, free_port
 
 

@@ -11,8 +11,8 @@ import pytest
 from django.db import connection, transaction
 
 from collection.models import RetrievalTask
-from pooling.formats.lines import CHUNK_BYTES
-from pooling.formats.model import RunColumns
+from pooling.core.formats.lines import CHUNK_BYTES
+from pooling.core.formats.model import RunColumns
 from pooling.models import Run, RunRow
 from pooling.services import runs_binary
 from pooling.services.runs import RunValidationError, run_submit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collection.formats.documents import DocumentRecord, documents_of
+from collection.core.formats.documents import DocumentRecord, documents_of
 
 FT = """<DOC>
 <DOCNO> FT911-3 </DOCNO>

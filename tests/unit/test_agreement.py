@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats import inter_rater
 
-from assessment.agreement import (
+from assessment.core.agreement import (
     FEWER_THAN_TWO,
     NO_VARIATION,
     binarize,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assessment.agreement import (
+from assessment.core.agreement import (
     FEWER_THAN_TWO,
     NO_VARIATION,
     krippendorff_alpha,

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from assessment.agreement import (
+from assessment.core.agreement import (
     cohen_kappa,
     kappa_of_pairs,
     krippendorff_alpha,
 )
-from assessment.agreement_tables import (
+from assessment.core.agreement_tables import (
     pairwise_agreements,
 )
 from tests.unit.agreement_oracles import as_ratings

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from assessment.agreement import (
+from assessment.core.agreement import (
     FEWER_THAN_TWO,
     NO_VARIATION,
     Agreement,
@@ -19,7 +19,7 @@ from assessment.agreement import (
     cohen_kappa_binary,
     kappa_of_pairs,
 )
-from assessment.agreement_tables import (
+from assessment.core.agreement_tables import (
     assessor_means,
     mean_over_topics,
     pairwise_agreements,

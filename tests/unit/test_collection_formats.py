@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collection.formats.errors import ImportFileError
-from collection.formats.formula_index import (
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.formula_index import (
     formula_index_copy_lines,
     parse_formula_index,
     parse_slt,
 )
-from collection.formats.stackexchange import RowProgress, parse_comments, parse_posts
-from collection.formats.topics import parse_topic_formulas, parse_topics, split_tags
-from collection.formats.visual_ids import canonical_latex, computed_visual_id
+from collection.core.formats.stackexchange import RowProgress, parse_comments, parse_posts
+from collection.core.formats.topics import parse_topic_formulas, parse_topics, split_tags
+from collection.core.formats.visual_ids import canonical_latex, computed_visual_id
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "se_sample"
 V3 = "id\tpost_id\tthread_id\ttype\tcomment_id\told_visual_id\tvisual_id\tissue\tformula\n"

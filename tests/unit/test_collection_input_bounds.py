@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from collection.formats.errors import ImportFileError
-from collection.formats.formula_index import formula_index_copy_lines, parse_formula_index
-from collection.formats.stackexchange import parse_comments, parse_posts
-from collection.formats.topics import parse_topic_formulas, parse_topics
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.formula_index import formula_index_copy_lines, parse_formula_index
+from collection.core.formats.stackexchange import parse_comments, parse_posts
+from collection.core.formats.topics import parse_topic_formulas, parse_topics
 
 V3 = "id\tpost_id\tthread_id\ttype\tcomment_id\told_visual_id\tvisual_id\tissue\tformula\n"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from collection.formats.documents import (
+from collection.core.formats.documents import (
     detect_format,
     documents_of,
 )
-from collection.formats.errors import ImportFileError
+from collection.core.formats.errors import ImportFileError
 from tests.unit.document_files import FT, read, write
 
 

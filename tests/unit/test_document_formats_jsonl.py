@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collection.formats.documents import (
+from collection.core.formats.documents import (
     MAX_PROBLEMS,
     documents_of,
 )

@@ -1,5 +1,5 @@
-"""Documents for the judging pane (collection/document_html.py) and the query terms
-highlighted in them (collection/query_terms.py): hostile HTML, plain text, long documents.
+"""Documents for the judging pane (collection/core/document_html.py) and the query terms
+highlighted in them (collection/core/query_terms.py): hostile HTML, plain text, long documents.
 
 The sanitized HTML is read back with the standard library's HTML parser, independently of
 nh3, and every element and attribute that reaches the page is checked against what the pane
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collection.document_html import (
+from collection.core.document_html import (
     DISPLAY_MAX_CHARS,
     clean_document_html,
     document_display,
     text_paragraphs_html,
 )
-from collection.post_html import ALLOWED_TAGS
-from collection.query_terms import MAX_TERMS, query_terms
+from collection.core.post_html import ALLOWED_TAGS
+from collection.core.query_terms import MAX_TERMS, query_terms
 
 PANE_TAGS = (ALLOWED_TAGS - {"a"}) | {"span", "img"}
 PANE_ATTRIBUTES = {

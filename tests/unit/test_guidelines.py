@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from assessment.guidelines import (
+from assessment.core.guidelines import (
     FLAG_CODES,
     RESERVED_KEYS,
     GuidelinesInvalid,
@@ -16,8 +16,8 @@ from assessment.guidelines import (
     scale_as_json,
     scale_from_json,
 )
-from assessment.guidelines_defaults import default_guidelines
-from assessment.guidelines_markdown import markdown_html, math_spans_protect
+from assessment.core.guidelines_defaults import default_guidelines
+from assessment.core.guidelines_markdown import markdown_html, math_spans_protect
 from assessment.models import Judgment
 
 

@@ -1,4 +1,4 @@
-"""The machine judge grades file (collection/formats/judge_grades.py): TREC qrels or JSONL,
+"""The machine judge grades file (assessment/core/judge_grades.py): TREC qrels or JSONL,
 every problem with file, line and field."""
 
 import gzip
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from collection.formats.judge_grades import (
+from assessment.core.judge_grades import (
     JudgeGrade,
     JudgeGradesError,
     judge_grades_decode,

@@ -1,4 +1,4 @@
-"""ARQMath prime measures (evaluation/measures.py): dedup, priming, tie order, visual ids."""
+"""ARQMath prime measures (evaluation/core/measures.py): dedup, priming, tie order, visual ids."""
 
 import math
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.measures import (
+from evaluation.core.measures import (
     PrimeEvaluator,
     dedup_first,
     evaluate_answer_run,

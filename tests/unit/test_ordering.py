@@ -1,10 +1,10 @@
-"""The one order of topic numbers and ids (collection.ordering)."""
+"""The one order of topic numbers and ids (kernel.core.ordering)."""
 
 from __future__ import annotations
 
 import pytest
 
-from collection.ordering import natural_key
+from kernel.core.ordering import natural_key
 
 
 @pytest.mark.parametrize(

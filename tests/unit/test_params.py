@@ -1,4 +1,4 @@
-"""config.params: what each reader accepts and how it refuses (issue 11 §6)."""
+"""kernel.params: what each reader accepts and how it refuses (issue 11 §6)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from config.params import (
+from kernel.params import (
     MAX_ID,
     BadParameter,
     IdConverter,

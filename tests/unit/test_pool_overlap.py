@@ -5,7 +5,7 @@ from itertools import combinations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pooling.algorithms.overlap import pool_overlap
+from pooling.core.algorithms.overlap import pool_overlap
 
 
 def test_counts_match_the_hand_worked_pool_when_two_teams_share_items() -> None:

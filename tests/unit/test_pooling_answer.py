@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from pooling.algorithms import (
+from pooling.core.algorithms import (
     PoolSettings,
     RunSpec,
     answer_depth,

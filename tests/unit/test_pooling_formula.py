@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from pooling.algorithms import (
+from pooling.core.algorithms import (
     Candidate,
     FormulaRow,
     formula_pool,
@@ -14,7 +14,7 @@ from pooling.algorithms import (
     select_by_vote,
     select_instances,
 )
-from pooling.algorithms.settings import FormulaPolicy
+from pooling.core.algorithms.settings import FormulaPolicy
 
 
 def rows_of(visual_ids: str, first_formula: int = 1) -> list[FormulaRow]:

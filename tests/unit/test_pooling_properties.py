@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pooling.algorithms import (
+from pooling.core.algorithms import (
     FormulaRow,
     answer_pool,
     display_orders,
@@ -12,7 +12,7 @@ from pooling.algorithms import (
     select_instances,
     topic_rng,
 )
-from pooling.algorithms.settings import FormulaPolicy
+from pooling.core.algorithms.settings import FormulaPolicy
 
 # A run's rows: distinct ranks in file order shuffled, posts drawn from a small range so that
 # runs overlap and repeat posts.

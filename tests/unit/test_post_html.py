@@ -1,4 +1,4 @@
-"""Sanitizing and link rewriting of untrusted post HTML (collection/post_html.py)."""
+"""Sanitizing and link rewriting of untrusted post HTML (collection/core/post_html.py)."""
 
 import re
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from collection.post_html import clean_post_html, linked_post_ids
+from collection.core.post_html import clean_post_html, linked_post_ids
 
 THREADS = {12: 12, 7: 5, 5: 5, 99: 3}
 

@@ -1,10 +1,10 @@
-"""Qrels files and qrels built from judgments (evaluation/qrels.py)."""
+"""Qrels files and qrels built from judgments (evaluation/core/qrels.py)."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evaluation.qrels import (
+from evaluation.core.qrels import (
     JudgmentRecord,
     QrelsEntry,
     QrelsFormatError,

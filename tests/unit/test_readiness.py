@@ -2,17 +2,17 @@
 
 import pytest
 
-from evaluation.answers import (
+from evaluation.core.answers import (
     AnswerMapError,
     answer_entries,
     answer_id,
     answer_map_parse,
 )
-from evaluation.measures import best_ranked, evaluate_openqa_answers
-from evaluation.qrels import DEFAULT_PRECEDENCE, JudgmentRecord, QrelsEntry, counting_judgments
-from evaluation.readiness import PoolHit, qrels_readiness
-from evaluation.reports import as_csv, as_latex, as_table, per_topic_csv
-from pooling.algorithms import answer_key
+from evaluation.core.measures import best_ranked, evaluate_openqa_answers
+from evaluation.core.qrels import DEFAULT_PRECEDENCE, JudgmentRecord, QrelsEntry, counting_judgments
+from evaluation.core.readiness import PoolHit, qrels_readiness
+from evaluation.core.reports import as_csv, as_latex, as_table, per_topic_csv
+from pooling.core.algorithms import answer_key
 
 # Topic B.1: formula item v1 has two instances (f1 graded H, f2 not yet), v2 one flagged
 # instance, v3 one graded M; topic B.2: one item, nothing judged.

@@ -1,6 +1,6 @@
 """The leave-one-team-out report counts a team's unique relevant items at the task's level."""
 
-from evaluation.reusability import reusability_report
+from evaluation.core.reusability import reusability_report
 
 BEFORE = {"r1": (1, {"map": 0.5}), "r2": (2, {"map": 0.4})}
 AFTER = {"r1": {"map": 0.45}, "r2": {"map": 0.4}}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pooling.formats import (
+from pooling.core.formats import (
     MAX_LISTED,
     ParsedRun,
     RunContext,

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from pooling.formats import RunContext, read_run
+from pooling.core.formats import RunContext, read_run
 
 KNOWN = {"d-1", "d-2", "é-3", "x" * 200}
 

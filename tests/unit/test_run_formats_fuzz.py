@@ -9,7 +9,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pooling.formats import RunContext, read_run
+from pooling.core.formats import RunContext, read_run
 
 FIELD = st.one_of(
     st.sampled_from(["A.1", "B.2", "Q0", "1", "0", "1000", "1001", "-3", "0.5", "nan", "1e309"]),

@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from pooling.formats import MAX_LISTED, ParsedRun, RunContext, read_run
+from pooling.core.formats import MAX_LISTED, ParsedRun, RunContext, read_run
 
 TOPICS = frozenset({"A.1", "A.2"})
 BOM = b"\xef\xbb\xbf"

@@ -1,4 +1,4 @@
-"""Significance tests, Holm, bootstrap and Kendall's tau (evaluation/significance.py).
+"""Significance tests, Holm, bootstrap and Kendall's tau (evaluation/core/significance.py).
 
 scipy and statsmodels (dev extra) are the oracles; the module itself does not use them.
 """
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from evaluation.significance import (
+from evaluation.core.significance import (
     bootstrap_ci,
     holm,
     kendall_tau,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collection.formats.errors import ImportFileError
-from collection.formats.formula_index import SltStats, parse_slt, slt_copy_lines
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.formula_index import SltStats, parse_slt, slt_copy_lines
 from tests.unit.test_collection_formats import copy_unescape
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "se_sample" / "formulas-slt.tsv"

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from collection.formats.spreadsheet import safe_cell, safe_row
+from kernel.core.spreadsheet import safe_cell, safe_row
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """The synthetic collection generator (demo/synthetic/): deterministic, importable, realistic.
 
-The files are read back with the importers' own pure parsers (collection/formats), so a format
+The files are read back with the importers' own pure parsers (collection/core/formats), so a format
 drift between generator and importer fails here, without a database.
 """
 
@@ -14,9 +14,9 @@ from statistics import mean
 
 import pytest
 
-from collection.formats.formula_index import FORMULA_COLUMNS, parse_formula_index
-from collection.formats.stackexchange import parse_comments, parse_posts
-from collection.formats.topics import parse_topic_formulas, parse_topics
+from collection.core.formats.formula_index import FORMULA_COLUMNS, parse_formula_index
+from collection.core.formats.stackexchange import parse_comments, parse_posts
+from collection.core.formats.topics import parse_topic_formulas, parse_topics
 from demo.synthetic import SyntheticCollection, generate, make_thread
 from demo.synthetic.runs import TEAMS, answer_relevance, formula_relevance
 
@@ -188,7 +188,7 @@ def test_formula_runs_put_the_query_formula_near_the_top_when_the_system_is_good
     assert mean(relevances) >= 1.5
 
 
-@pytest.mark.parametrize("module", ["demo.synthetic", "collection.post_html"])
+@pytest.mark.parametrize("module", ["demo.synthetic", "collection.core.post_html"])
 def test_pure_module_imports_without_django_when_loaded_alone(module: str) -> None:
     code = (
         f"import sys; import {module}; "

@@ -7,7 +7,7 @@ import ir_measures
 import pytest
 import pytrec_eval
 
-from evaluation.trec_measures import (
+from evaluation.core.trec_measures import (
     Measure,
     MeasureEvaluator,
     MeasureNameError,

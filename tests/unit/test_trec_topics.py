@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from collection.formats.errors import ImportFileError
-from collection.formats.topic_text import QueryTopic
-from collection.formats.trec_topics import detect_topic_format, parse_query_topics
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.topic_text import QueryTopic
+from collection.core.formats.trec_topics import detect_topic_format, parse_query_topics
 
 ROBUST = """<top>
 <num> Number: 301

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from collection.formats.topics import parse_topic_formulas
-from collection.formats.visual_ids import (
+from collection.core.formats.topics import parse_topic_formulas
+from collection.core.formats.visual_ids import (
     MathMLError,
     canonical_latex,
     canonical_slt,

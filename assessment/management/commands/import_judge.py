@@ -15,8 +15,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from assessment.core.judge_grades import FORMATS
 from assessment.services.machine_judges import MachineJudgeError, machine_judge_import
-from collection.formats.judge_grades import FORMATS
 from pooling.management.commands.import_run import find_task
 
 

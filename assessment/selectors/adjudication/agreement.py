@@ -1,5 +1,5 @@
 """How adjudication changed the agreement (issue 12 §3), with the pure kappa functions of
-assessment/agreement.py on the task's scale.
+assessment/core/agreement.py on the task's scale.
 
 Before: Cohen's kappa between the assessors of each topic over the hits they both graded
 ((G+1)-way, and binary at the task's relevance level), every pair's shared hits pooled.
@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from assessment.agreement import (
+from assessment.core.agreement import (
     Agreement,
     cohen_kappa,
     cohen_kappa_binary,
     kappa_of_pairs,
     shared_pairs,
 )
-from assessment.agreement_tables import binary_pairs
+from assessment.core.agreement_tables import binary_pairs
 from assessment.selectors.adjudication.disputes import SharedJudgments
 from assessment.selectors.guidelines import CurrentGuidelines
 

@@ -19,8 +19,8 @@ from assessment.selectors.adjudication.disputes import (
 )
 from assessment.selectors.guidelines import CurrentGuidelines
 from assessment.selectors.judging import HitView, TopicView, hit_views, topic_view
+from collection.core.query_terms import query_terms
 from collection.models import RetrievalTask, Topic
-from collection.query_terms import query_terms
 from pooling.models import Hit, PoolItem
 
 __all__ = [

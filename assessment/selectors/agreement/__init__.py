@@ -1,7 +1,7 @@
 """Live agreement tables, computed on read from the judgments (issue 6 §5).
 
 One query loads the graded judgments that matter (hits graded by at least two assessors, or a
-training round's judgments), the pure core in ``assessment.agreement`` does the rest. Flags are
+training round's judgments), the pure core in ``assessment.core.agreement`` does the rest. Flags are
 left out (they are not grades). Judgments count for the assessor who made them, whatever
 became of their assignment later (moved or revoked).
 

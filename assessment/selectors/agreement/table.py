@@ -1,7 +1,7 @@
 """An agreement table: pairwise kappas, per-assessor means, alpha, intervals, gold agreement.
 
 What the agreement pages and exports show, and how one is computed from ratings (assessor ->
-hit -> grade) with the pure core in ``assessment.agreement`` on the task's scale.
+hit -> grade) with the pure core in ``assessment.core.agreement`` on the task's scale.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from assessment.agreement import (
+from assessment.core.agreement import (
     GRADES,
     RELEVANT_FROM,
     Agreement,
@@ -22,7 +22,7 @@ from assessment.agreement import (
     krippendorff_alpha,
     shared_pairs,
 )
-from assessment.agreement_tables import (
+from assessment.core.agreement_tables import (
     AssessorMean,
     PairAgreement,
     TopicMean,

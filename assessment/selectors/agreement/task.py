@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from django.db.models import F, Max, Min
 
-from assessment.agreement import kappa_of_pairs
-from assessment.agreement_tables import pairwise_agreements, pooled_pairs
+from assessment.core.agreement import kappa_of_pairs
+from assessment.core.agreement_tables import pairwise_agreements, pooled_pairs
 from assessment.models import Assignment, Judgment
 from assessment.selectors.agreement.table import (
     AgreementTable,
@@ -17,7 +17,7 @@ from assessment.selectors.agreement.table import (
     table_compute,
 )
 from collection.models import RetrievalTask
-from collection.ordering import natural_key
+from kernel.core.ordering import natural_key
 
 
 def _work_assignments(task: RetrievalTask, *, machines: bool = True) -> tuple[dict[int, str], bool]:

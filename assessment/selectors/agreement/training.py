@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 from django.db.models import Count, Q
 
-from assessment.agreement import kappa_of_pairs, shared_pairs
-from assessment.agreement_tables import binary_pairs
+from assessment.core.agreement import kappa_of_pairs, shared_pairs
+from assessment.core.agreement_tables import binary_pairs
 from assessment.models import Assignment, GoldGrade, Judgment, TrainingRound
 from assessment.selectors.agreement.table import (
     AgreementTable,

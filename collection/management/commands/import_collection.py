@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from collection.formats.errors import ImportFileError
+from collection.core.formats.errors import ImportFileError
 from collection.services import (
     CollectionImportBusy,
     FileOutcome,

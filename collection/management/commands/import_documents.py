@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from collection.formats.documents import FORMATS
+from collection.core.formats.documents import FORMATS
 from collection.services.document_import import (
     DocumentImportBusy,
     DocumentImportError,

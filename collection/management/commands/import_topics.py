@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from collection.formats.errors import ImportFileError
-from collection.formats.trec_topics import TOPIC_FORMATS
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.trec_topics import TOPIC_FORMATS
 from collection.models import RetrievalTask
 from collection.services import topics_import
 

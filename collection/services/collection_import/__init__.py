@@ -23,7 +23,6 @@ from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
-from collection.bulkload import vacuum_analyze
 from collection.models import CollectionImport, Comment, Formula, FormulaSlt, Post, Thread
 from collection.services.collection_import import ledger
 from collection.services.collection_import.formulas import formulas_load
@@ -39,6 +38,7 @@ from collection.services.collection_import.progress import (
 )
 from collection.services.collection_import.slt import slt_load
 from collection.services.collection_import.staging import LoadPath, load_path, table_is_empty
+from kernel.bulkload import vacuum_analyze
 
 __all__ = [
     "CollectionImportBusy",

@@ -10,19 +10,15 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from collection.bulkload import (
-    bulk_insert,
-    copy_lines,
-)
-from collection.formats.errors import ImportFileError
-from collection.formats.formula_index import (
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.formula_index import (
     COPY_COLUMNS,
     FORMULA_COLUMNS,
     formula_index_copy_lines,
     formula_index_lines,
     parse_formula_index,
 )
-from collection.formats.visual_ids import COMPUTED_PREFIX
+from collection.core.formats.visual_ids import COMPUTED_PREFIX
 from collection.models import Formula, FormulaSlt
 from collection.services.collection_import.progress import (
     FileChanges,
@@ -40,6 +36,10 @@ from collection.services.collection_import.staging import (
     table_is_empty,
 )
 from collection.services.integrity import BadKey
+from kernel.bulkload import (
+    bulk_insert,
+    copy_lines,
+)
 
 # A conservative guess of an index row's size (ARQMath's average is ~80 bytes): too low a
 # guess only means rebuilding an index a little more often than it pays.

@@ -30,7 +30,7 @@ from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 
-from collection.formats.errors import ImportFileError
+from collection.core.formats.errors import ImportFileError
 from collection.models import CollectionImport
 from collection.services.collection_import.progress import FileChanges, RowChanges
 

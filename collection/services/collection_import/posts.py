@@ -17,10 +17,8 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from collection.bulkload import bulk_insert, copy_lines
-from collection.formats.copy_text import escape
-from collection.formats.errors import ImportFileError
-from collection.formats.stackexchange import QUESTION, PostRecord, parse_comments, parse_posts
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.stackexchange import QUESTION, PostRecord, parse_comments, parse_posts
 from collection.models import Comment, Post, Thread
 from collection.services.collection_import.progress import (
     FileChanges,
@@ -38,6 +36,8 @@ from collection.services.collection_import.staging import (
     table_is_empty,
 )
 from collection.services.integrity import BadKey
+from kernel.bulkload import bulk_insert, copy_lines
+from kernel.core.copy_text import escape
 
 # Off PostgreSQL, posts go in chunks (threads of a chunk before its posts).
 POST_CHUNK = 10_000

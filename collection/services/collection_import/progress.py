@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from collection.formats.stackexchange import RowProgress
+from collection.core.formats.stackexchange import RowProgress
 
 T = TypeVar("T")
 

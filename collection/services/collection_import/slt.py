@@ -23,17 +23,9 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from collection.bulkload import (
-    bulk_insert,
-    bulk_load_window,
-    copy_lines,
-    foreign_keys_check,
-    index_rebuild_window,
-    stored_rows_estimate,
-)
-from collection.formats.errors import ImportFileError
-from collection.formats.formula_index import SltStats, parse_slt, slt_copy_lines
-from collection.formats.visual_ids import (
+from collection.core.formats.errors import ImportFileError
+from collection.core.formats.formula_index import SltStats, parse_slt, slt_copy_lines
+from collection.core.formats.visual_ids import (
     COMPUTED_PREFIX,
     MathMLError,
     canonical_latex,
@@ -56,6 +48,14 @@ from collection.services.collection_import.staging import (
     table_is_empty,
 )
 from collection.services.integrity import BadKey
+from kernel.bulkload import (
+    bulk_insert,
+    bulk_load_window,
+    copy_lines,
+    foreign_keys_check,
+    index_rebuild_window,
+    stored_rows_estimate,
+)
 
 SLT_FIELDS = ("formula_id", "mathml")
 VISUAL_ID_BATCH = 5_000

@@ -22,7 +22,10 @@ from typing import Any, TypeVar
 
 from django.db import IntegrityError, connection, models, transaction
 
-from collection.bulkload import (
+from collection.core.formats.errors import ImportFileError
+from collection.services.collection_import.progress import RowChanges
+from collection.services.integrity import BadKey, bad_key, first_orphan
+from kernel.bulkload import (
     bulk_insert,
     bulk_load_window,
     column_names,
@@ -30,9 +33,6 @@ from collection.bulkload import (
     foreign_keys_check,
     stored_rows_estimate,
 )
-from collection.formats.errors import ImportFileError
-from collection.services.collection_import.progress import RowChanges
-from collection.services.integrity import BadKey, bad_key, first_orphan
 
 T = TypeVar("T")
 # (stored alias, new alias) -> an SQL condition true when the new row differs from the stored.

@@ -17,8 +17,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from tqdm import tqdm
 
-from collection.formats.documents.ir_datasets_docs import DatasetNotLocal, DatasetUnknown
-from collection.formats.errors import ImportFileError
+from collection.core.formats.documents.ir_datasets_docs import DatasetNotLocal, DatasetUnknown
+from collection.core.formats.errors import ImportFileError
 from collection.models import Document, DocumentCollection, DocumentImport
 from collection.services.collection_import.ledger import BackgroundDigest
 from collection.services.document_import import ledger

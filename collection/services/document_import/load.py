@@ -21,17 +21,17 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
 
-from collection.bulkload import bulk_insert, bulk_load_window, copy_lines, stored_rows_estimate
-from collection.formats.documents import (
+from collection.core.formats.documents import (
     MAX_PROBLEMS,
     DocumentProblems,
     DocumentRecord,
     TooManyProblems,
 )
-from collection.formats.documents.copy_lines import COPY_FIELDS, copy_line_formatter
+from collection.core.formats.documents.copy_lines import COPY_FIELDS, copy_line_formatter
 from collection.models import Document
 from collection.services.collection_import.staging import StagingTable
 from collection.services.document_import.sources import Source
+from kernel.bulkload import bulk_insert, bulk_load_window, copy_lines, stored_rows_estimate
 
 FIELDS = list(COPY_FIELDS)
 STAGE = "document_import_stage"

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from collection.formats.documents import (
+from collection.core.formats.documents import (
     FORMATS,
     DocumentFile,
     DocumentProblems,
@@ -17,7 +17,7 @@ from collection.formats.documents import (
     detect_format,
     read_documents,
 )
-from collection.formats.documents.ir_datasets_docs import (
+from collection.core.formats.documents.ir_datasets_docs import (
     dataset_count,
     dataset_records,
     files_only,

@@ -6,12 +6,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluation.answers import AnswerMapError
-from evaluation.official import default_text, official_measure_names
-from evaluation.qrels import QrelsFormatError
-from evaluation.reports import MEASURE_RENDERERS, RENDERERS
-from evaluation.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
-from evaluation.trec_measures import MeasureNameError
+from evaluation.core.answers import AnswerMapError
+from evaluation.core.official import default_text, official_measure_names
+from evaluation.core.qrels import QrelsFormatError
+from evaluation.core.reports import MEASURE_RENDERERS, RENDERERS
+from evaluation.core.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
+from evaluation.core.trec_measures import MeasureNameError
 
 
 class Command(BaseCommand):

@@ -9,9 +9,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collection.models import RetrievalTask
-from config.access import is_organizer
 from evaluation.models import QrelsVersion
 from evaluation.services import PublicationError, results_publish, results_withdraw
+from kernel.access import is_organizer
 
 
 class Command(BaseCommand):

@@ -1,0 +1,1 @@
+"""Collection's pure code (no Django, no database): file formats, post HTML, query terms."""

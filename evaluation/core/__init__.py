@@ -1,0 +1,1 @@
+"""Evaluation: pure code (no Django, no database): qrels policies, measures, run files, reports."""

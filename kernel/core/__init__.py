@@ -1,0 +1,1 @@
+"""Pure rules every app shares (no Django, no database): grades, qrels files, topic order."""

@@ -1,0 +1,1 @@
+"""Pooling: pure code (no Django, no database): run file formats and pooling algorithms."""

@@ -1,0 +1,64 @@
+"""TREC runs of document tasks (issue 13 §3): ``topic Q0 docno rank score tag``, docno a string.
+
+The fast path of reader.py for one-id layouts, for string ids: a well-formed line costs a split,
+a decode and a few C-level checks; anything unusual goes to the reader's ``slow_line``, whose
+per-field parsers (rows.trec_document_row) say exactly what is wrong. Whether each docno is in
+the task's collection is checked afterwards, for all of them at once (collection_checks.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pooling.core.formats.model import MAX_DOCNO_CHARS, MAX_RANK, MAX_ROWS_PER_TOPIC
+
+if TYPE_CHECKING:
+    from pooling.core.formats.reader import _Reader
+
+_NAN = float("nan")
+DOCNO, RANK, SCORE, TAG = 2, 3, 4, 5
+WIDTH = 6
+
+
+def document_rows(reader: _Reader, first: int, lines: list[bytes]) -> None:
+    """Read one block of lines of a document run into the run's columns (file order)."""
+    c = reader.run.columns
+    add_topic, add_docno, add_rank = c.topic.append, c.docno.append, c.rank.append
+    add_score, add_line = c.score.append, c.line.append
+    names = reader.topic_names
+    current, docs, tag = b"", reader.docs.get(b""), reader.tag
+    for lineno, raw in enumerate(lines, first):
+        fields = raw.split()
+        if len(fields) != WIDTH or fields[TAG] != tag:
+            reader.slow_line(lineno, fields)
+            tag = reader.tag
+            continue
+        rank_field, score_field = fields[RANK], fields[SCORE]
+        try:
+            score = float(score_field)
+        except ValueError:
+            score = _NAN
+        if b"_" in score_field:  # float() reads 1_000 as 1000; trec_eval does not
+            score = _NAN
+        if fields[0] != current:  # rows come grouped by topic: one lookup per change
+            current, docs = fields[0], reader.topic_docs(fields[0])
+        docno = fields[DOCNO].decode()
+        if not (rank_field.isdigit() and len(docno) <= MAX_DOCNO_CHARS and docno.isprintable()):
+            reader.slow_line(lineno, fields)
+            continue
+        rank = int(rank_field)
+        if (
+            docs is None
+            or docno in docs
+            or len(docs) >= MAX_ROWS_PER_TOPIC
+            or not 0 < rank <= MAX_RANK
+            or score - score != 0.0  # nan, inf
+        ):
+            reader.slow_line(lineno, fields)
+            continue
+        docs.add(docno)
+        add_topic(names[current])
+        add_docno(docno)
+        add_rank(rank)
+        add_score(score)
+        add_line(lineno)
