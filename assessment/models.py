@@ -3,17 +3,13 @@
 from django.conf import settings
 from django.db import models
 
-from assessment.core.guidelines import MAX_TOP_GRADE
 from collection.models import RetrievalTask, Topic
+from kernel.core.grades import MAX_GRADE
 from pooling.models import Hit, PoolItem
 
 # Assessors' comments and organizers' adjudication notes: a few sentences, stored and shown
 # back, so bounded (issue 11 §9). Services check it and say so; forms and admin enforce it too.
 COMMENT_MAX_CHARS = 5000
-
-# The largest grade any scale may have (0..G with G <= 4): the database holds this bound, the
-# exact bound of a task's scale is checked by the services (assessment/core/guidelines.py).
-MAX_GRADE = MAX_TOP_GRADE
 
 
 class TaskGuidelines(models.Model):

@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assessment.models import COMMENT_MAX_CHARS, MAX_GRADE, Assignment, Judgment
+from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
 from assessment.selectors.item_state import item_previous_hit_ids, item_state
 from assessment.selectors.progress import (
     assignment_for,
@@ -35,6 +35,7 @@ from assessment.services.judging import (
     JudgmentInvalid,
     item_submit,
 )
+from kernel.core.grades import MAX_GRADE
 from kernel.params import MAX_ID
 from pooling.models import PoolItem
 

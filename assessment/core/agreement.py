@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal, TypeVar
 
+from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL
+
 GRADES: tuple[int, ...] = (0, 1, 2, 3)  # ARQMath's scale; a task passes its own 0..G
-RELEVANT_FROM = 2  # H+M binarization: grade >= 2 is relevant (ARQMath); a task sets its level
 
 FEWER_THAN_TWO = "fewer than 2 shared hits"
 NO_VARIATION = "no variation"
@@ -65,7 +66,7 @@ class ConfidenceInterval:
         return self.low is not None and self.high is not None
 
 
-def binarize(rating: Rating[H], *, relevant_from: int = RELEVANT_FROM) -> dict[H, int]:
+def binarize(rating: Rating[H], *, relevant_from: int = ARQMATH_RELEVANCE_LEVEL) -> dict[H, int]:
     """H+M binarization (ARQMath): 1 when grade >= ``relevant_from``, else 0."""
     return {hit: int(grade >= relevant_from) for hit, grade in rating.items()}
 
@@ -121,7 +122,7 @@ def cohen_kappa(
 
 
 def cohen_kappa_binary(
-    a: Rating[H], b: Rating[H], *, relevant_from: int = RELEVANT_FROM
+    a: Rating[H], b: Rating[H], *, relevant_from: int = ARQMATH_RELEVANCE_LEVEL
 ) -> Agreement:
     """Cohen's kappa after binarization at ``relevant_from`` (ARQMath's H+M: grade >= 2)."""
     return kappa_of_pairs(

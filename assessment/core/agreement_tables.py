@@ -12,14 +12,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Generic, TypeVar
 
-from assessment.core.agreement import (
-    GRADES,
-    RELEVANT_FROM,
-    Agreement,
-    Rating,
-    kappa_of_pairs,
-    shared_pairs,
-)
+from assessment.core.agreement import GRADES, Agreement, Rating, kappa_of_pairs, shared_pairs
+from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL
 
 H = TypeVar("H", bound=Hashable)  # a hit id
 A = TypeVar("A", bound=Hashable)  # an assessor id
@@ -50,7 +44,7 @@ class AssessorMean(Generic[A]):
 
 
 def binary_pairs(
-    pairs: Sequence[tuple[int, int]], relevant_from: int = RELEVANT_FROM
+    pairs: Sequence[tuple[int, int]], relevant_from: int = ARQMATH_RELEVANCE_LEVEL
 ) -> list[tuple[int, int]]:
     """Paired grades binarized at ``relevant_from`` (1: relevant)."""
     return [(int(x >= relevant_from), int(y >= relevant_from)) for x, y in pairs]
@@ -63,7 +57,7 @@ def pair_agreement(
     b: Rating[H],
     *,
     categories: Sequence[int] = GRADES,
-    relevant_from: int = RELEVANT_FROM,
+    relevant_from: int = ARQMATH_RELEVANCE_LEVEL,
 ) -> PairAgreement[A]:
     """All pairwise measures of two assessors at once, on the scale ``categories`` (0..G)
     with grade >= ``relevant_from`` relevant for the binary kappa."""
@@ -91,7 +85,7 @@ def pairwise_agreements(
     ratings: Mapping[A, Rating[H]],
     *,
     categories: Sequence[int] = GRADES,
-    relevant_from: int = RELEVANT_FROM,
+    relevant_from: int = ARQMATH_RELEVANCE_LEVEL,
 ) -> list[PairAgreement[A]]:
     """Every pair of assessors that shares at least one graded hit, in assessor order."""
     assessors = sorted(ratings, key=repr)

@@ -18,9 +18,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kernel.core.grades import MAX_GRADE
+
 __all__ = [
     "FLAG_CODES",
-    "MAX_TOP_GRADE",
     "RESERVED_KEYS",
     "FlagDefinition",
     "GradeDefinition",
@@ -34,7 +35,6 @@ __all__ = [
 ]
 
 MIN_TOP_GRADE = 1
-MAX_TOP_GRADE = 4  # the database allows grades 0-4; a task's scale may stop lower
 # The flag codes Judgment.Flag stores (a unit test holds the two lists equal).
 FLAG_CODES: tuple[str, ...] = ("system_failure", "dont_know")
 FLAG_LABELS = {"system_failure": "System failure", "dont_know": "Do not know"}
@@ -282,9 +282,9 @@ def _check_values(grades: Sequence[GradeDefinition], problems: list[str]) -> Non
     if len(set(values)) != len(values):
         problems.append("each grade value may appear once")
     top = max(values, default=-1)
-    if not MIN_TOP_GRADE <= top <= MAX_TOP_GRADE:
+    if not MIN_TOP_GRADE <= top <= MAX_GRADE:
         problems.append(
-            f"the top grade must be {MIN_TOP_GRADE} to {MAX_TOP_GRADE} "
+            f"the top grade must be {MIN_TOP_GRADE} to {MAX_GRADE} "
             f"(grades 0..G), not {top if values else 'missing'}"
         )
     elif values != list(range(top + 1)):

@@ -8,7 +8,6 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from assessment.core.guidelines import (
-    MAX_TOP_GRADE,
     GradeScale,
     GuidelinesInvalid,
     guidelines_problems,
@@ -18,6 +17,7 @@ from assessment.core.guidelines import (
 from assessment.models import TaskGuidelines
 from assessment.selectors.guidelines import guidelines_current
 from collection.models import RetrievalTask
+from kernel.core.grades import MAX_GRADE
 
 __all__ = ["GuidelinesInvalid", "guidelines_save"]
 
@@ -45,7 +45,7 @@ def guidelines_save(
     except GuidelinesInvalid as error:
         parsed, problems = None, list(error.problems)
     instructions, note = instructions.strip(), note.strip()
-    top = parsed.top if parsed is not None else MAX_TOP_GRADE
+    top = parsed.top if parsed is not None else MAX_GRADE
     problems += guidelines_problems(
         instructions=instructions, top=top, relevance_level=relevance_level, note=note
     )

@@ -19,7 +19,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from assessment.models import COMMENT_MAX_CHARS, MAX_GRADE, Assignment, Judgment
+from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
 from assessment.selectors.guidelines import (
     RenderedGuidelines,
     guidelines_current,
@@ -34,13 +34,9 @@ from assessment.selectors.progress import (
     next_unjudged_item_id,
     progress_of,
 )
-from assessment.services.judging import (
-    HitVerdict,
-    JudgingNotFound,
-    JudgmentInvalid,
-    item_submit,
-)
+from assessment.services.judging import HitVerdict, JudgingNotFound, JudgmentInvalid, item_submit
 from collection.models import RetrievalTask
+from kernel.core.grades import MAX_GRADE
 from kernel.params import BadParameter, page_filter, parse_choice, parse_float, parse_text
 from pooling.models import PoolItem
 

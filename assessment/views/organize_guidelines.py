@@ -20,7 +20,6 @@ from django.views.decorators.http import require_http_methods
 from assessment.core.guidelines import (
     FLAG_CODES,
     FLAG_LABELS,
-    MAX_TOP_GRADE,
     RESERVED_KEYS,
     GradeScale,
     Guidelines,
@@ -42,6 +41,7 @@ from assessment.views.organize import _organizer
 from collection.access import task_for
 from collection.models import RetrievalTask
 from kernel.access import organizer_required
+from kernel.core.grades import MAX_GRADE
 from kernel.params import BadParameter, page_filter, parse_int
 
 __all__ = ["guidelines_page"]
@@ -71,9 +71,9 @@ def guidelines_from_form(data: Mapping[str, str]) -> GuidelinesInput:
     problems: list[str] = []
     top = _number(data, "top", "scale", problems)
     level = _number(data, "relevance_level", "relevance level", problems)
-    if problems or not 1 <= top <= MAX_TOP_GRADE:
-        problems.append(f"scale: the top grade is 1 to {MAX_TOP_GRADE}")
-        top = max(1, min(top, MAX_TOP_GRADE))
+    if problems or not 1 <= top <= MAX_GRADE:
+        problems.append(f"scale: the top grade is 1 to {MAX_GRADE}")
+        top = max(1, min(top, MAX_GRADE))
     grades = [
         {
             "value": value,
@@ -113,7 +113,7 @@ def _form_rows(scale: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dic
             "keys": " ".join(grades.get(value, {}).get("keys", [])),
             "definition": grades.get(value, {}).get("definition", ""),
         }
-        for value in range(MAX_TOP_GRADE, -1, -1)
+        for value in range(MAX_GRADE, -1, -1)
     ]
     flag_rows = [
         {
@@ -171,8 +171,8 @@ def _context(
         "form": form,
         "grade_rows": grade_rows,
         "flag_rows": flag_rows,
-        "tops": list(range(1, MAX_TOP_GRADE + 1)),
-        "levels": list(range(1, MAX_TOP_GRADE + 1)),
+        "tops": list(range(1, MAX_GRADE + 1)),
+        "levels": list(range(1, MAX_GRADE + 1)),
         "reserved": sorted(RESERVED_KEYS.items()),
         **extra,
     }

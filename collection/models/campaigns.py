@@ -3,6 +3,8 @@
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL, MAX_GRADE
+
 TOPIC_NUMBER_MAX_CHARS = 64
 
 
@@ -70,8 +72,8 @@ class RetrievalTask(models.Model):
     )
     pool_seed = models.IntegerField(default=0)
     relevance_level = models.PositiveSmallIntegerField(
-        default=2,
-        validators=[MinValueValidator(1), MaxValueValidator(4)],
+        default=ARQMATH_RELEVANCE_LEVEL,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_GRADE)],
         help_text="Grade ≥ this is relevant for binary measures (MAP', P'@10), binary kappa "
         "and the minimum-relevant rule (ARQMath: 2, High+Medium). At most the task's top grade.",
     )

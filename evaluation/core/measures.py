@@ -29,6 +29,8 @@ from typing import Literal
 
 import pytrec_eval
 
+from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL, MAX_GRADE
+
 Average = Literal["all", "run"]
 Grades = Mapping[str, Mapping[str, int]]  # topic -> doc -> grade
 Scores = dict[str, dict[str, float]]  # topic -> doc -> score
@@ -37,8 +39,6 @@ RankedRow = tuple[str, str, int, float]  # (topic, doc, rank, score) in file ord
 
 MEASURES = ("ndcg_prime", "map_prime", "p10_prime")
 OPENQA_MEASURES = ("ar", "p1")
-RELEVANT_GRADE = 2  # ARQMath's relevance level (H+M); evaluators take a task's own
-MAX_GRADE = 4  # the largest grade of any scale; larger qrels values are flag codes
 TOP = 10
 
 
@@ -158,7 +158,7 @@ def judged_fraction(scores: Scores, grades: Grades, k: int) -> dict[str, float]:
 class PrimeEvaluator:
     """nDCG', MAP', P'@10 for runs against one qrels; build once, evaluate many runs."""
 
-    def __init__(self, grades: Grades, *, relevance_level: int = RELEVANT_GRADE) -> None:
+    def __init__(self, grades: Grades, *, relevance_level: int = ARQMATH_RELEVANCE_LEVEL) -> None:
         self.grades = {t: dict(docs) for t, docs in grades.items()}
         self.relevance_level = relevance_level
         self.topics = sorted(self.grades)
@@ -246,7 +246,7 @@ def evaluate_openqa_run(
     grades: Grades,
     *,
     average: Average = "all",
-    relevance_level: int = RELEVANT_GRADE,
+    relevance_level: int = ARQMATH_RELEVANCE_LEVEL,
 ) -> RunScores:
     """Task 3: AR and P@1 of each topic's rank-1 answer (unjudged and flags count as 0)."""
     return evaluate_openqa_scores(
@@ -260,7 +260,7 @@ def evaluate_openqa_scores(
     grades: Grades,
     *,
     average: Average = "all",
-    relevance_level: int = RELEVANT_GRADE,
+    relevance_level: int = ARQMATH_RELEVANCE_LEVEL,
 ) -> RunScores:
     """``evaluate_openqa_run`` on deduplicated scores: rank 1 is trec_eval's first."""
     answers = {topic: trec_order(docs)[0] for topic, docs in scores.items() if docs}
@@ -275,7 +275,7 @@ def evaluate_openqa_answers(
     grades: Grades,
     *,
     average: Average = "all",
-    relevance_level: int = RELEVANT_GRADE,
+    relevance_level: int = ARQMATH_RELEVANCE_LEVEL,
 ) -> RunScores:
     """AR and P@1 given each topic's answer (topic -> answer id); topics not in the qrels are
     left out, an unjudged answer or a flag scores 0."""

@@ -26,11 +26,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kernel.core.grades import (
+    ARQMATH_RELEVANCE_LEVEL,
+    GRADE_DONT_KNOW,
+    GRADE_SYSTEM_FAILURE,
+    MAX_GRADE,
+)
 from kernel.core.ordering import natural_key as natural_key
 
 # The file format has one home, shared with the training rounds' gold files; re-exported here.
-from kernel.core.qrels import GRADE_DONT_KNOW as GRADE_DONT_KNOW
-from kernel.core.qrels import GRADE_SYSTEM_FAILURE as GRADE_SYSTEM_FAILURE
 from kernel.core.qrels import QrelsEntry as QrelsEntry
 from kernel.core.qrels import QrelsFormatError as QrelsFormatError
 from kernel.core.qrels import qrels_format as qrels_format
@@ -40,8 +44,6 @@ from kernel.core.qrels import qrels_read_path as qrels_read_path
 TaskKind = Literal["answer", "formula", "openqa", "document"]
 
 FLAG_GRADES = {"system_failure": GRADE_SYSTEM_FAILURE, "dont_know": GRADE_DONT_KNOW}
-RELEVANT_GRADE = 2  # H+M binarization (ARQMath); a task may set its own relevance level
-MAX_GRADE = 4  # grades of any task's scale are 0..4; 5 and 6 are the flag codes
 
 JudgmentSource = Literal["adjudicated", "official", "dual", "machine"]
 DEFAULT_PRECEDENCE: tuple[JudgmentSource, ...] = ("adjudicated", "official", "dual")
@@ -100,7 +102,7 @@ class JudgmentRecord:
 class QrelsPolicy:
     precedence: tuple[JudgmentSource, ...] = DEFAULT_PRECEDENCE
     min_relevant: int | None = None
-    relevant_from: int = RELEVANT_GRADE  # the task's relevance level, for min_relevant
+    relevant_from: int = ARQMATH_RELEVANCE_LEVEL  # the task's relevance level, for min_relevant
     machine_judge: str = ""  # the judge whose grades ``machine`` in precedence stands for
 
     def as_dict(self) -> dict[str, object]:
@@ -108,7 +110,7 @@ class QrelsPolicy:
             "precedence": list(self.precedence),
             "min_relevant": self.min_relevant,
         }
-        if self.relevant_from != RELEVANT_GRADE:  # ARQMath's level goes unsaid, as before
+        if self.relevant_from != ARQMATH_RELEVANCE_LEVEL:  # ARQMath's level goes unsaid, as before
             found["relevant_from"] = self.relevant_from
         if self.machine_judge and MACHINE in self.precedence:
             found["machine_judge"] = self.machine_judge
@@ -190,7 +192,7 @@ def drop_sparse_topics(
     judged_topics: Iterable[str],
     min_relevant: int,
     *,
-    relevant_from: int = RELEVANT_GRADE,
+    relevant_from: int = ARQMATH_RELEVANCE_LEVEL,
 ) -> tuple[list[QrelsEntry], list[DroppedTopic]]:
     """Drop topics with fewer than ``min_relevant`` items of grade >= ``relevant_from``
     (ARQMath kept topics with >= 2 H+M items)."""
@@ -199,7 +201,11 @@ def drop_sparse_topics(
         relevant.setdefault(entry.topic, 0)
         if relevant_from <= entry.grade <= MAX_GRADE:
             relevant[entry.topic] += 1
-    kind = "H+M-relevant" if relevant_from == RELEVANT_GRADE else f"relevant (≥ {relevant_from})"
+    kind = (
+        "H+M-relevant"
+        if relevant_from == ARQMATH_RELEVANCE_LEVEL
+        else f"relevant (≥ {relevant_from})"
+    )
     dropped = [
         DroppedTopic(
             topic,

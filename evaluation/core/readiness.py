@@ -13,14 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from evaluation.core.qrels import (
-    MAX_GRADE,
-    RELEVANT_GRADE,
-    JudgmentRecord,
-    QrelsEntry,
-    drop_sparse_topics,
-    natural_key,
-)
+from evaluation.core.qrels import JudgmentRecord, QrelsEntry, drop_sparse_topics, natural_key
+from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL, MAX_GRADE
 
 SHOWN_TOPICS = 10  # topics named in a refusal before "and N more"
 
@@ -108,7 +102,7 @@ def qrels_readiness(
     chosen: Mapping[tuple[str, str, str], JudgmentRecord],
     *,
     min_relevant: int | None,
-    relevant_from: int = RELEVANT_GRADE,
+    relevant_from: int = ARQMATH_RELEVANCE_LEVEL,
 ) -> QrelsReadiness:
     """Readiness of every pool topic from its hits and the judgment that counts for each.
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluation.core.qrels import MAX_GRADE
 from evaluation.core.significance import kendall_tau
+from kernel.core.grades import MAX_GRADE
 
 Contributions = Iterable[tuple[str, str, int]]  # (topic, item key, team id)
 

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GRADE_SYSTEM_FAILURE = 5  # Task 3 file code for the "system failure" flag
-GRADE_DONT_KNOW = 6  # Task 3 file code for the "do not know" flag
+from kernel.core.grades import GRADE_DONT_KNOW
+
 MAX_PROBLEMS = 50
 
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from assessment.core.agreement import (
     GRADES,
-    RELEVANT_FROM,
     Agreement,
     ConfidenceInterval,
     bootstrap_ci,
@@ -34,6 +33,7 @@ from assessment.core.agreement_tables import (
 from assessment.selectors.guidelines import guidelines_current
 from assessment.selectors.machine_judges import assessor_names
 from collection.models import RetrievalTask
+from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL
 
 Ratings = dict[int, dict[int, int]]  # assessor id -> hit id -> grade
 
@@ -44,7 +44,7 @@ class ScalePoints:
     (G+1)-way and weighted kappas and alpha, and the relevance level binary kappa uses."""
 
     categories: tuple[int, ...] = GRADES
-    relevant_from: int = RELEVANT_FROM
+    relevant_from: int = ARQMATH_RELEVANCE_LEVEL
 
     @property
     def ways(self) -> int:
