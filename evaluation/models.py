@@ -5,6 +5,7 @@ from django.db import models
 from django.utils import timezone
 
 from collection.models import RetrievalTask
+from kernel.models import JobRow
 from pooling.models import Run
 
 # A result is current while its run has not been replaced since it was computed (issue 12 §1:
@@ -84,21 +85,14 @@ class EvaluationResult(models.Model):
         return f"{self.run} on {self.qrels_checksum[:8]}"
 
 
-class EvaluationJob(models.Model):
+class EvaluationJob(JobRow):
     """One evaluation of every run of a task against a qrels version, run by a Celery worker.
 
     Besides the per-run results (EvaluationResult) it keeps what needs all runs at once:
     significance tests, bootstrap intervals and the pool-reusability report."""
 
-    class Status(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-
     task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="evaluations")
     qrels = models.ForeignKey(QrelsVersion, on_delete=models.CASCADE, related_name="jobs")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     runs_done = models.PositiveIntegerField(default=0)
     runs_total = models.PositiveIntegerField(default=0)
     seed = models.IntegerField(default=0, help_text="Seeds the randomization test and bootstrap.")
@@ -111,20 +105,6 @@ class EvaluationJob(models.Model):
     significance = models.JSONField(default=dict, blank=True)  # measure -> pairwise tests
     intervals = models.JSONField(default=dict, blank=True)  # run id -> measure -> [low, high]
     reusability = models.JSONField(default=list, blank=True)  # one entry per team
-    error = models.TextField(blank=True)
-    celery_task_id = models.CharField(max_length=64, blank=True)
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # A worker writes heartbeat_at while it runs the job; kernel.queue's reaper queues a job
-    # whose heartbeat stopped again (the next attempt) or fails it after the last attempt.
-    attempts = models.PositiveSmallIntegerField(default=1)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    worker_lost_at = models.DateTimeField(
-        null=True, blank=True, help_text="The last heartbeat of a worker that died on this job."
-    )
 
     class Meta:
         ordering = ["-created_at"]

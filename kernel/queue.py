@@ -1,8 +1,8 @@
 """Jobs handed to the Celery queue (pool builds, evaluation jobs): enqueue, heartbeat, reaper.
 
-One home for the rules both apps' jobs follow (issue 11 §3 and §4). A job is a row with the fields
-``status`` (pending | running | done | failed), ``attempts``, ``heartbeat_at``,
-``worker_lost_at``, ``celery_task_id``, ``error`` and ``finished_at``; its Celery task takes
+One home for the rules every job follows. A job is a row of a ``kernel.models.JobRow`` table
+(``status``: pending | running | done | failed, ``attempts``, ``heartbeat_at``,
+``worker_lost_at``, ``celery_task_id``, ``error``, ``finished_at``); its Celery task takes
 ``(job_id, attempt)``.
 
 - **Enqueue** (`job_enqueue`): publish the task; if the broker cannot be reached, the row is
@@ -51,6 +51,8 @@ from redis import Redis, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from kernel.models import JobRow
+
 logger = logging.getLogger(__name__)
 
 PENDING, RUNNING, DONE, FAILED = "pending", "running", "done", "failed"
@@ -71,7 +73,7 @@ class JobSuperseded(Exception):
     """This attempt of a job is no longer current (reaped and re-queued, done or failed)."""
 
 
-def job_enqueue(*, model: type[models.Model], job_id: int, attempt: int, celery_task: Any) -> None:
+def job_enqueue(*, model: type[JobRow], job_id: int, attempt: int, celery_task: Any) -> None:
     """Publish ``celery_task(job_id, attempt)``; on a broker outage mark the job failed and raise
     `QueueUnavailable`. Call it through `job_enqueue_on_commit` where the row is being written.
     """
@@ -95,7 +97,7 @@ def job_enqueue(*, model: type[models.Model], job_id: int, attempt: int, celery_
 
 
 def job_enqueue_on_commit(
-    *, model: type[models.Model], job_id: int, attempt: int, celery_task: Any
+    *, model: type[JobRow], job_id: int, attempt: int, celery_task: Any
 ) -> None:
     """Enqueue once the current transaction commits (the worker must see the row).
 
@@ -106,23 +108,19 @@ def job_enqueue_on_commit(
     )
 
 
-def _current(model: type[models.Model], job_id: int, attempt: int | None) -> models.QuerySet:
+def _current(model: type[JobRow], job_id: int, attempt: int | None) -> models.QuerySet:
     jobs = model._default_manager.filter(pk=job_id)
     return jobs if attempt is None else jobs.filter(attempts=attempt)
 
 
-def job_claim(
-    *, model: type[models.Model], job_id: int, attempt: int | None, **fields: Any
-) -> bool:
+def job_claim(*, model: type[JobRow], job_id: int, attempt: int | None, **fields: Any) -> bool:
     """Mark the job running for ``attempt`` (None: whatever attempt it is on), writing
     ``fields`` too; False if it is done, failed or another attempt took it over."""
     jobs = _current(model, job_id, attempt).filter(status__in=(PENDING, RUNNING))
     return jobs.update(status=RUNNING, heartbeat_at=timezone.now(), **fields) == 1
 
 
-def job_beat(
-    *, model: type[models.Model], job_id: int, attempt: int | None, **progress: Any
-) -> None:
+def job_beat(*, model: type[JobRow], job_id: int, attempt: int | None, **progress: Any) -> None:
     """Record progress (and that the worker is alive); raise `JobSuperseded` if this attempt
     is no longer the running one."""
     jobs = _current(model, job_id, attempt).filter(status=RUNNING)
@@ -131,7 +129,7 @@ def job_beat(
 
 
 @contextmanager
-def job_heartbeat(*, model: type[models.Model], job_id: int, attempt: int | None) -> Iterator[None]:
+def job_heartbeat(*, model: type[JobRow], job_id: int, attempt: int | None) -> Iterator[None]:
     """Write the job's heartbeat from a thread while the body runs, so a long step with no
     progress to report (significance tests, one large chunk) is not mistaken for a dead worker.
     """
@@ -151,7 +149,7 @@ def job_heartbeat(*, model: type[models.Model], job_id: int, attempt: int | None
 
 def _beat_until(
     stop: threading.Event,
-    model: type[models.Model],
+    model: type[JobRow],
     job_id: int,
     attempt: int | None,
     every: float,
@@ -180,7 +178,7 @@ class Reaped:
     attempt: int
 
 
-def jobs_reap(*, model: type[models.Model], celery_task: Any) -> list[Reaped]:
+def jobs_reap(*, model: type[JobRow], celery_task: Any) -> list[Reaped]:
     """Queue again (or fail) every running job whose heartbeat is older than JOB_STALE_SECONDS,
     and publish again every pending job whose message the broker lost (one query for both).
 
@@ -201,10 +199,12 @@ def jobs_reap(*, model: type[models.Model], celery_task: Any) -> list[Reaped]:
     rows = model._default_manager.filter(wanted).values_list(
         "pk", "status", "attempts", "heartbeat_at", "celery_task_id"
     )
-    running, pending = [], []
+    running: list[tuple[int, int, datetime]] = []
+    pending = []
     for job_id, status, attempt, beat, task_id in rows:
         if status == RUNNING:
-            running.append((job_id, attempt, beat))
+            if beat is not None:  # always, by ``silent``'s heartbeat_at__lt
+                running.append((job_id, attempt, beat))
         else:
             pending.append((job_id, attempt, task_id))
     return [
@@ -214,7 +214,7 @@ def jobs_reap(*, model: type[models.Model], celery_task: Any) -> list[Reaped]:
 
 
 def _reap_silent(
-    model: type[models.Model],
+    model: type[JobRow],
     celery_task: Any,
     stale: list[tuple[int, int, datetime]],
     now: datetime,
@@ -255,7 +255,7 @@ def _reap_silent(
 
 
 def _reap_lost(
-    model: type[models.Model], celery_task: Any, waiting: list[tuple[int, int, str]]
+    model: type[JobRow], celery_task: Any, waiting: list[tuple[int, int, str]]
 ) -> list[Reaped]:
     if not waiting:
         return []
@@ -314,7 +314,7 @@ def _task_id(message: bytes | str | dict) -> str:
 
 
 def _enqueuer(
-    model: type[models.Model], job_id: int, attempt: int, celery_task: Any
+    model: type[JobRow], job_id: int, attempt: int, celery_task: Any
 ) -> Callable[[], None]:
     # A named function, not a partial: on_commit(robust=True) logs the callback's __qualname__.
     def enqueue_attempt() -> None:

@@ -9,6 +9,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from collection.models import DOCNO_MAX_CHARS, Document, RetrievalTask, Topic
+from kernel.models import JobRow
 from pooling.core.formats.model import MAX_ANSWER_CHARS, MAX_SOURCES_CHARS
 
 RUN_TAG_VALIDATOR = RegexValidator(
@@ -113,35 +114,14 @@ class RunRow(models.Model):
         return f"{self.run_id} {self.topic_id} {self.rank}"
 
 
-class PoolBuild(models.Model):
+class PoolBuild(JobRow):
     """One build of a task's pools, with the settings it used and its progress."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
 
     task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="pool_builds")
     parameters = models.JSONField(default=dict)  # depths, k, N, policy, seed
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     topics_done = models.PositiveIntegerField(default=0)
     topics_total = models.PositiveIntegerField(default=0)
     stats = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    celery_task_id = models.CharField(max_length=64, blank=True)
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # A worker writes heartbeat_at while it runs the job; kernel.queue's reaper queues a job
-    # whose heartbeat stopped again (the next attempt) or fails it after the last attempt.
-    attempts = models.PositiveSmallIntegerField(default=1)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    worker_lost_at = models.DateTimeField(
-        null=True, blank=True, help_text="The last heartbeat of a worker that died on this job."
-    )
 
     def __str__(self) -> str:
         return f"Build {self.id} of {self.task}"

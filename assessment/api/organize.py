@@ -35,11 +35,7 @@ from assessment.selectors.overview import assignment_rows
 from assessment.services.assignments import (
     AssignmentError,
     AssignmentMove,
-    assignment_move,
-    assignment_revoke,
-    assignments_balance,
-    assignments_create,
-    dual_assignments_create,
+    assignment_action_apply,
 )
 from collection.access import task_for
 from collection.models import RetrievalTask, Topic
@@ -192,24 +188,18 @@ def _topics(task: RetrievalTask, numbers: list[str]) -> list[Topic]:
 
 
 def _run_action(task: RetrievalTask, data: dict[str, Any], user: Any) -> list[Assignment]:
-    action = data["action"]
-    if action == "assign":
-        if not data.get("assessor") or not data["topics"]:
-            raise AssignmentError(["assign needs topics and an assessor"])
-        [assessor] = _users([data["assessor"]])
-        topics = _topics(task, data["topics"])
-        return assignments_create(topics=topics, assessor=assessor, created_by=user)
-    assessors = _users(data["assessors"])
-    if action == "balance":
-        return assignments_balance(task=task, assessors=assessors, created_by=user)
-    return dual_assignments_create(
+    assessor = data.get("assessor")
+    done = assignment_action_apply(
         task=task,
-        assessors=assessors,
-        created_by=user,
-        topics=_topics(task, data["topics"]) or None,
+        action=data["action"],
+        by=user,
+        topics=_topics(task, data["topics"]),
+        assessor=_users([assessor])[0] if assessor else None,
+        assessors=_users(data["assessors"]),
         sample_size=data.get("sample_size"),
         seed=data.get("seed"),
     )
+    return done.created
 
 
 class AssignmentsView(APIView):
@@ -255,21 +245,30 @@ class AssignmentActionView(APIView):
     @extend_schema(request=MoveRequest, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, assignment_id: int) -> Response:
         assignment = get_object_or_404(
-            Assignment.objects.select_related("topic", "assessor"), pk=assignment_id
+            Assignment.objects.select_related("topic__task", "assessor"), pk=assignment_id
         )
         try:
             if self.operation == "move":
                 form = MoveRequest(data=request.data)
                 form.is_valid(raise_exception=True)
-                [assessor] = _users([form.validated_data["assessor"]])
-                move = assignment_move(
+                done = assignment_action_apply(
+                    task=assignment.topic.task,
+                    action="move",
+                    by=request.user,  # type: ignore[arg-type]
                     assignment=assignment,
-                    assessor=assessor,
-                    moved_by=request.user,  # type: ignore[arg-type]
+                    assessor=_users([form.validated_data["assessor"]])[0],
                     handover=form.validated_data["handover"],
                 )
-                return Response(_move_out(move))
-            done = assignment_revoke(assignment=assignment)
+            else:
+                done = assignment_action_apply(
+                    task=assignment.topic.task,
+                    action="revoke",
+                    by=request.user,  # type: ignore[arg-type]
+                    assignment=assignment,
+                )
         except AssignmentError as error:
             return Response({"problems": error.problems}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(_assignment_out(done))
+        if done.move is not None:
+            return Response(_move_out(done.move))
+        assert done.revoked is not None  # noqa: S101 - revoke's result
+        return Response(_assignment_out(done.revoked))

@@ -34,8 +34,8 @@ from assessment.services.judging_checks import (
     lock_topic_pool,
     locked_assignment,
     refuse_previous,
+    verdicts_check,
 )
-from pooling.locks import topic_pools_lock
 from pooling.models import Hit, PoolItem
 
 __all__ = [
@@ -192,13 +192,8 @@ def _submit(
     scale, guidelines_version_id, its_topic_id = guidelines_for_assignment(
         assignment_id=assignment_id
     )
-    problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
-    hit_ids = [v.hit_id for v in verdicts]
-    if len(set(hit_ids)) != len(hit_ids):
-        problems[0] = "a hit is submitted twice"
+    hit_ids = verdicts_check(verdicts, scale)
     seconds = checked_seconds(active_seconds)
-    if problems:
-        raise JudgmentInvalid(problems)
     topic_id = topic_id if topic_id is not None else its_topic_id
     if topic_id is None:
         raise JudgingNotFound(f"no active assignment {assignment_id} for this assessor")
@@ -290,13 +285,8 @@ def machine_judgments_store(
     judge's judgments of the topic's other hits (a new file replaces the old one). Returns
     (created, changed, removed).
     """
-    problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
-    hit_ids = [v.hit_id for v in verdicts]
-    if len(set(hit_ids)) != len(hit_ids):
-        problems[0] = "a hit is graded twice"
-    if problems:
-        raise JudgmentInvalid(problems)
-    topic_pools_lock(topic_ids=[assignment.topic_id])
+    hit_ids = verdicts_check(verdicts, scale)
+    lock_topic_pool(assignment.topic_id)
     in_topic = Hit.objects.filter(pk__in=hit_ids, item__topic_id=OuterRef("topic_id"))
     locked = (
         Assignment.objects.select_for_update(of=("self",))

@@ -81,6 +81,18 @@ def hits_count(hits: QuerySet[Hit]) -> Subquery:
     )
 
 
+def verdicts_check(verdicts: Sequence[HitVerdict], scale: GradeScale) -> list[int]:
+    """Every verdict within the task's scale, no hit twice: the hit ids, or JudgmentInvalid
+    listing every problem (a person's submit and a machine judge's file alike)."""
+    problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
+    hit_ids = [v.hit_id for v in verdicts]
+    if len(set(hit_ids)) != len(hit_ids):
+        problems[0] = "a hit is graded twice"
+    if problems:
+        raise JudgmentInvalid(problems)
+    return hit_ids
+
+
 def lock_topic_pool(topic_id: int) -> None:
     """Take the pool lock of the assignment's topic, first of all locks (pooling/locks.py), so
     a rebuild running at the same time neither removes a hit being judged nor makes this

@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from assessment.models import MachineJudge, TrainingRound
+from assessment.models import Assignment, MachineJudge, TrainingRound
 from assessment.selectors.agreement import (
     AgreementTable,
     task_agreement,
@@ -31,15 +31,7 @@ from assessment.selectors.exports import (
 )
 from assessment.selectors.guidelines import guidelines_current, guidelines_rendered
 from assessment.selectors.overview import assessor_choices, assignment_rows, campaign_overview
-from assessment.services.assignments import (
-    AssignmentError,
-    AssignmentMove,
-    assignment_move,
-    assignment_revoke,
-    assignments_balance,
-    assignments_create,
-    dual_assignments_create,
-)
+from assessment.services.assignments import AssignmentError, assignment_action_apply
 from assessment.services.training import TrainingError, gold_qrels_parse, training_round_create
 from assessment.views.organize_forms import (
     ASSIGNMENT_FORMS,
@@ -116,62 +108,25 @@ def task_overview(request: HttpRequest, task_id: int) -> HttpResponse:
     )
 
 
-def move_message(move: AssignmentMove) -> str:
-    """What a move did, in the organizer's words (the page's message)."""
-    moved, before = move.assignment, move.previous
-    judged = f"{move.kept_judgments} judged hit{'s' if move.kept_judgments != 1 else ''}"
-    if move.counts_as_done:
-        return (
-            f"Moved {moved.topic.number} from {before.assessor} to {moved.assessor}: {judged} "
-            f"stay with the earlier assessor and count as done; {moved.assessor} judges the "
-            f"{move.hits_left} left, blind to them."
-        )
-    return (
-        f"Moved {moved.topic.number} from {before.assessor} to {moved.assessor}, starting over: "
-        f"{judged} stay with the earlier assessor but no longer count toward qrels; "
-        f"{moved.assessor} judges all {move.hits_left} hits blind."
-    )
-
-
 def _apply_assignment_action(request: HttpRequest, task: RetrievalTask, action: str) -> str:
-    """Run one assignment service from a posted form; returns the success message."""
+    """Run one assignment action from a posted form; returns the success message."""
     form = bound_assignment_form(ASSIGNMENT_FORMS[action], task, request.POST)
     if not form.is_valid():
         raise AssignmentError(_form_problems(form))
     data = form.cleaned_data
-    user = _organizer(request)
-    if action == "assign":
-        made = assignments_create(
-            topics=list(data["topics"]), assessor=data["assessor"], created_by=user
-        )
-        return f"Assigned {len(made)} topic(s) to {data['assessor']}."
-    if action == "balance":
-        made = assignments_balance(task=task, assessors=list(data["assessors"]), created_by=user)
-        return f"Balanced {len(made)} unassigned topic(s) over {len(data['assessors'])} assessors."
-    if action == "move":
-        return move_message(
-            assignment_move(
-                assignment=data["assignment"],
-                assessor=data["assessor"],
-                moved_by=user,
-                handover=data["handover"],
-            )
-        )
-    if action == "revoke":
-        revoked = assignment_revoke(assignment=data["assignment"])
-        return (
-            f"Revoked {revoked.topic.number} ({revoked.assessor}); its judgments are kept but "
-            "no longer count toward qrels (move a topic to keep them counting)."
-        )
-    made = dual_assignments_create(
+    done = assignment_action_apply(
         task=task,
-        assessors=list(data["assessors"]),
-        created_by=user,
-        topics=list(data["topics"]) or None,
-        sample_size=data["sample_size"],
-        seed=data["seed"],
+        action=action,  # type: ignore[arg-type]
+        by=_organizer(request),
+        topics=list(data.get("topics") or ()),
+        assessor=data.get("assessor"),
+        assessors=list(data.get("assessors") or ()),
+        assignment=data.get("assignment"),
+        handover=data.get("handover") or Assignment.Handover.CONTINUE,
+        sample_size=data.get("sample_size"),
+        seed=data.get("seed"),
     )
-    return f"Dual assessment: {len(made)} topic(s) given to a second assessor."
+    return done.message
 
 
 @organizer_required

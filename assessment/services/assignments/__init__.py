@@ -10,9 +10,17 @@ made (see ``assignment_move`` and docs/agreement.md "Moving a topic").
   official assignment per topic, a clash becoming an AssignmentError);
 - ``official``: giving topics by hand and balancing pool sizes;
 - ``moves``: moving and revoking an assignment;
-- ``dual``: the second, blind assessment.
+- ``dual``: the second, blind assessment;
+- ``actions``: the organizer's actions, one dispatch for the page and the REST API.
 """
 
+from assessment.services.assignments.actions import (
+    ASSIGNMENT_ACTIONS,
+    ActionDone,
+    AssignmentAction,
+    assignment_action_apply,
+    move_message,
+)
 from assessment.services.assignments.dual import dual_assignments_create
 from assessment.services.assignments.moves import (
     AssignmentMove,
@@ -27,12 +35,17 @@ from assessment.services.assignments.official import (
 from assessment.services.assignments.rules import AssignmentError
 
 __all__ = [
+    "ASSIGNMENT_ACTIONS",
+    "ActionDone",
+    "AssignmentAction",
     "AssignmentError",
     "AssignmentMove",
+    "assignment_action_apply",
     "assignment_move",
     "assignment_revoke",
     "assignments_balance",
     "assignments_create",
     "balance_plan",
     "dual_assignments_create",
+    "move_message",
 ]
