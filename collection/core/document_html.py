@@ -5,7 +5,7 @@ anyone wrote. An HTML body goes through the post sanitizer's nh3 policy
 (collection/core/post_html.py:
 the same tags, the same tags dropped with their content) with a stricter attribute policy:
 no ``class`` or ``id`` at all, so a document can neither start MathJax (which typesets only
-inside ``math``/``post-body``/``math-container`` elements, static/js/mathjax-config.js) nor
+inside ``math``/``post-body``/``math-container`` elements, static/js/mathjax_config.js) nor
 clobber the page's own ids and classes. Links become inert text (the URL as a tooltip), never
 followed: the assessor judges the document, not where it points. Images stay only when their
 source is an inline ``data:image/...;base64`` (the CSP allows ``img-src 'self' data:``); any

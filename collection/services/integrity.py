@@ -76,13 +76,3 @@ def _orphan(model: type[models.Model], column: str) -> BadKey | None:
     if row is None:
         return None
     return BadKey(str(field.column), int(row[0]), duplicate=False, table=model._meta.db_table)
-
-
-def find_line(lines: Iterable[int], *, last: bool = False) -> int | None:
-    """The first (or last) of ``lines`` (a filtered pass over the file), or None."""
-    found = None
-    for line in lines:
-        if not last:
-            return line
-        found = line
-    return found

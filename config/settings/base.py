@@ -271,7 +271,7 @@ JOB_TEST_HOOKS = False  # kernel.queue.job_checkpoint; on in the test settings o
 
 # --- Security headers / CSP (https://django-csp.readthedocs.io/en/latest/configuration.html)
 # Every byte from participants and the collection is hostile (post HTML, TeX, answers): the
-# policy is the layer under nh3 (HTML) and MathJax's safe mode (TeX, static/js/mathjax-config.js).
+# policy is the layer under nh3 (HTML) and MathJax's safe mode (TeX, static/js/mathjax_config.js).
 # - Scripts only from our own files: no inline <script>, no on*= handler, no javascript: URL,
 #   no eval. A page script is a file in static/js/, loaded with <script src> and wired to its
 #   page with data-* attributes (README, "Security headers").

@@ -127,18 +127,6 @@ def _with_notes(parsed: ParsedRun, notes: list[str]) -> ParsedRun:
     return parsed
 
 
-def run_validate(
-    *, task: RetrievalTask, stream: BinaryIO, file_name: str, tag: str | None = None
-) -> ParsedRun:
-    """Parse and check a run file against ``task`` and the collection; store nothing.
-
-    With ``tag`` (the tag the run is submitted under) every row's tag column must equal it."""
-    reading, notes = _reading(task, stream, file_name, tag)
-    for _ in reading.rows():
-        pass
-    return _with_notes(reading.finish(), notes)
-
-
 def run_submit(
     *,
     task: RetrievalTask,

@@ -1,6 +1,6 @@
 """Organizer pages of the pools (staff only): every task's pools, one task's figures, building
 and downloading. The build button posts a form (works without JavaScript);
-static/js/pool_progress.js sends it with fetch and polls the build status for the progress bar.
+static/js/job_progress.js sends it with fetch and polls the build status for the progress bar.
 """
 
 from __future__ import annotations

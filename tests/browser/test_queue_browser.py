@@ -67,3 +67,27 @@ def test_qrels_page_draws_progress_and_offers_retry_when_a_job_failed(
     assert EvaluationJob.objects.filter(status="failed").count() == 1
     assert EvaluationJob.objects.exclude(status="failed").count() == 1  # started again
     celery_app.control.purge()  # no worker here: later tests must not receive it
+
+
+def test_job_poller_follows_a_running_job_then_reloads_when_it_finishes(
+    page, login, screenshot
+) -> None:  # type: ignore[no-untyped-def]
+    """Both pages' jobs are followed by one poller: counts move as the worker writes them."""
+    task = RetrievalTaskFactory.create(kind=RetrievalTask.Kind.ANSWER)
+    build = PoolBuild.objects.create(task=task, status="running", topics_done=0, topics_total=4)
+    UserFactory.create(username="organizer", is_staff=True)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    login("organizer")
+    page.goto(f"/pools/{task.pk}/")
+    box = page.locator("#pool-build-status")
+    PoolBuild.objects.filter(pk=build.pk).update(topics_done=3)  # what a worker writes
+    page.wait_for_function(
+        "() => document.querySelector('#pool-build-status [data-field=done]').textContent === '3'"
+    )
+    assert box.locator(".progress-bar").get_attribute("aria-valuenow") == "3"
+    screenshot("pool-build-following")
+    with page.expect_navigation():  # done: the page reloads to show the new pools
+        PoolBuild.objects.filter(pk=build.pk).update(status="done", topics_done=4)
+    assert box.locator("[data-field=status]").inner_text() == "done"
+    assert errors == []

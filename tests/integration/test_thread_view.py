@@ -81,7 +81,7 @@ def test_thread_page_shows_question_answers_comments_and_tags_when_logged_in(
     assert "&lt;b&gt;not markup&lt;/b&gt;" in html  # comments are text, escaped
     assert '<span class="math-container" id="4711">$x^2+1$</span>' in html
     assert "vendor/mathjax/tex-chtml.js" in html
-    assert "js/mathjax-config.js" in html
+    assert "js/mathjax_config.js" in html
 
 
 def test_thread_page_drops_script_and_onerror_payloads_when_rendering_a_post(
@@ -139,7 +139,7 @@ def test_linked_posts_resolve_in_one_query_when_many_bodies_are_given(
     [
         "vendor/mathjax/tex-chtml.js",
         "vendor/mathjax/output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff",
-        "js/mathjax-config.js",
+        "js/mathjax_config.js",
         "css/app.css",
     ],
 )
