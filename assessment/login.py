@@ -1,4 +1,4 @@
-"""Login lockout (issue 11 §8): django-axes, keyed by account and by address.
+"""Login lockout: django-axes, keyed by account and by address.
 
 Settings live in ``config/settings/base.py`` ("Auth"): after ``LOGIN_FAILURE_LIMIT`` failures
 (default 5) for one username, or from one address, further logins there are refused for

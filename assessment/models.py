@@ -8,12 +8,12 @@ from kernel.core.grades import MAX_GRADE
 from pooling.models import Hit, PoolItem
 
 # Assessors' comments and organizers' adjudication notes: a few sentences, stored and shown
-# back, so bounded (issue 11 §9). Services check it and say so; forms and admin enforce it too.
+# back, so bounded. Services check it and say so; forms and admin enforce it too.
 COMMENT_MAX_CHARS = 5000
 
 
 class TaskGuidelines(models.Model):
-    """One version of a task's guidelines: instructions and grade scale (issue 12 §4).
+    """One version of a task's guidelines: instructions and grade scale.
 
     Versions are never edited: a change is a new version, and the latest is the one in force.
     A task with no version is judged under the built-in defaults of its kind
@@ -100,7 +100,7 @@ class GoldGrade(models.Model):
 
 
 class Assignment(models.Model):
-    """A topic given to an assessor. A move (issue 11 §2) never changes an assignment's
+    """A topic given to an assessor. A move never changes an assignment's
     assessor: it revokes the assignment and creates a new one that ``replaces`` it, so every
     judgment stays with the assignment (and the assessor) it was made under.
 
@@ -201,7 +201,7 @@ class Assignment(models.Model):
 
 
 class MachineJudge(models.Model):
-    """A judge that is not a person (issue 13 §6): an LLM judge, last year's qrels, ...
+    """A judge that is not a person: an LLM judge, last year's qrels, ...
 
     Its grades are imported, not given in the judging page: they are Judgments of ``account``
     (an inactive user that can never log in) under one ``machine`` assignment per topic, so the

@@ -8,7 +8,7 @@ team or holds an assignment comes with the user row itself (``RoleAwareBackend``
 costs no query on any page.
 
 Every request loads its user so, and Django's ORM took longer to build that query's SQL than
-PostgreSQL took to answer it (issue 14 §6, measured): its SQL is built once per process
+PostgreSQL took to answer it (measured): its SQL is built once per process
 (``kernel.prepared``) and run with each request's user id.
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark: a whole ARQMath campaign at full scale on one machine (issue 14 §1).
+"""Benchmark: a whole ARQMath campaign at full scale on one machine.
 
 Every step goes through the service the app itself uses, on a scratch PostgreSQL database:
 

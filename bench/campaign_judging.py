@@ -12,7 +12,7 @@ assessor reports the latent grade with their accuracy, else one grade off; about
 are flagged (do not know, system failure) with a comment.
 
 The official verdicts are kept (small: one grade per hit) so that the exported qrels can be
-checked against what was submitted, by the rules of DESIGN.md "Qrels" applied here directly.
+checked against what was submitted, by the rules of docs/evaluation.md applied here directly.
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ def upload_runs(state: State) -> Result:
 
 def build_pools(kind: str, state: State) -> Result:
     """``pool_build`` of one task; then its pool statistics and hits export, uncached and
-    cached (issue 14 §4's figures at this size)."""
+    cached (the pool figures at this size)."""
     from bench.pooling import pool_figure_times
     from pooling.models import Hit, PoolItem
     from pooling.services.pools import pool_build

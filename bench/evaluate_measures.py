@@ -1,6 +1,6 @@
 """Benchmark: 100 runs x 50 topics x 1,000 rows with string docnos, 6 trec_eval measures.
 
-Issue 13 §8: evaluate the runs of a TREC-style task (docnos such as ``FBIS3-10082``, graded
+Evaluate the runs of a TREC-style task (docnos such as ``FBIS3-10082``, graded
 qrels of a realistic size: ~400 judged documents a topic, a tenth of them relevant) with
 ``map``, ``P_10``, ``ndcg_cut_10``, ``recip_rank``, ``bpref`` and ``Rprec`` through our
 evaluation code (``evaluation.core.runfiles.evaluate_run_files_measures``: read the files, score,

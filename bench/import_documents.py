@@ -1,4 +1,4 @@
-"""Benchmark: import 1,000,000 JSONL documents of ~1 KB into PostgreSQL (issue 13 §8), beside
+"""Benchmark: import 1,000,000 JSONL documents of ~1 KB into PostgreSQL, beside
 a raw COPY of the same rows, then import the same file again and a newer version of it.
 
 Generates the collection (bench/document_dump.py, streaming, to a temp dir) and imports it with

@@ -1,4 +1,4 @@
-"""Run ingestion benchmark (issue 3, item 9): validation + storage of ARQMath-sized runs.
+"""Run ingestion benchmark: validation + storage of ARQMath-sized runs.
 
 ``.venv/bin/python bench/ingest_runs.py [--small] [--topics 100 --rows 1000 --runs 40]``
 
@@ -10,7 +10,7 @@ same rows as binary COPY, the format the upload sends); and the time
 trectools' TrecRun takes just to read the same files (the peer).
 And where the time goes: each stage of an upload timed alone (checksum, reading, parsing and
 validating, the collection check, warnings, COPY data, COPY, commit, bookkeeping).
-Targets: >= 500,000 rows/s end to end, within 1.5x of raw COPY (issue 14; 2x before),
+Targets: >= 500,000 rows/s end to end, within 1.5x of raw COPY (2x before),
 faster than trectools.
 """
 

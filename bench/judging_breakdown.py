@@ -1,4 +1,4 @@
-"""Where a judging request's time goes (issue 14 §6: a missed target is explained, measured).
+"""Where a judging request's time goes (a missed target is explained, measured).
 
 Run by bench/judging_load.py after its load test, in its own process against the bench's
 database (already verified): one assignment's judgments are cleared and its items judged again,

@@ -1,4 +1,4 @@
-"""Load test: many assessors judging at once through the real HTTP endpoints (issue 5 §7).
+"""Load test: many assessors judging at once through the real HTTP endpoints.
 
 The app runs under gunicorn (gthread workers, keep-alive, warmed up with a few requests that are
 not measured) on a throwaway PostgreSQL database. Five processes of two threads each: more
@@ -12,7 +12,7 @@ every request that fails is retried with the same token, as the page does.
 Afterwards the database must hold exactly one judgment per submitted hit, with the grade sent,
 and one revision each (retries add none). Prints requests per second, p50/p95/p99 of the
 judging page and of submit, errors, lost and doubled judgments.
-Targets on the 2-core machine (issue 14 §6): p95 < 40 ms for both, zero lost, zero errors.
+Targets on the 2-core machine: p95 < 40 ms for both, zero lost, zero errors.
 
 Then Turkle, the tool ARQMath judged with, is measured the same way on the same items
 (bench/judging_peer_turkle/: its own venv under var/bench/, database ``bench_turkle``, port + 1)

@@ -228,8 +228,8 @@ def main() -> None:
 
 
 def cached_figures(task: Any, kind: str) -> None:
-    """The pool figures and the hits export, computed then from the cache (issue 14 §4;
-    the cache here is the in-process one, not Redis)."""
+    """The pool figures and the hits export, computed then from the cache (the cache here is
+    the in-process one, not Redis)."""
     for label, uncached, cached in pool_figure_times(task):
         note = f"cached: {cached * 1000:.1f} ms; target < 0.3 s"
         report(f"  pool {label} {kind}, uncached", uncached, note)

@@ -1,6 +1,6 @@
 """Benchmark: pool a document task, 50 topics x 100 runs x 1,000 rows with string docnos.
 
-Issue 13 §8. Loads a synthetic collection and runs into a scratch PostgreSQL database (docnos
+Loads a synthetic collection and runs into a scratch PostgreSQL database (docnos
 like ``news-2026-000123``; the runs' rows stored by the run service's COPY path,
 ``document_rows_store``; one more run submitted end to end through ``run_submit``: parse,
 docno check against the collection, COPY), then prints:

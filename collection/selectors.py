@@ -67,7 +67,7 @@ def thread_detail(thread_id: int, *, highlight_formula_id: str | None = None) ->
     opened from a formula judging page shows the candidate formula where it stands.
 
     Four queries whatever the thread's size: the thread, its posts, their comments, and the
-    threads of the posts their bodies link to. Bodies come back sanitized (DESIGN.md: post
+    threads of the posts their bodies link to. Bodies come back sanitized (docs/judging.md: post
     HTML is untrusted; links to collection posts lead to their thread here).
     """
     try:

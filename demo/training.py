@@ -3,7 +3,7 @@
 ``demo_training_and_dual(campaign)`` gives the demo campaign's answer task two finished
 training rounds (every assessor, alice and bob too) and, for four simulated colleagues of
 different care and speed, the topics nobody holds (balanced), partly judged, some of them
-dual-assessed, so the dashboard opens on real charts (issue 6 §11). Run it after the step that
+dual-assessed, so the dashboard opens on real charts. Run it after the step that
 gives alice and bob their topics: each has made a start on their first one, the rest waits for
 a person to judge.
 

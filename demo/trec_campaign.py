@@ -1,7 +1,7 @@
 """The TREC-style demo campaign: a synthetic news collection judged as a TREC track would be.
 
 ``build_trec_demo(...)`` writes the files with ``demo.synthetic.trec``, then goes through the
-entry points an organizer uses (issue 13): ``manage.py import_documents`` and
+entry points an organizer uses: ``manage.py import_documents`` and
 ``import_topics`` in their TREC formats, the run-upload service for every team's runs, the
 pools, assignments for alice and bob, simulated colleagues judging through the judging service
 (one or two topics dual-assessed), a machine judge imported with ``import_judge``, and qrels

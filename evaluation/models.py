@@ -8,8 +8,8 @@ from collection.models import RetrievalTask
 from kernel.models import JobRow
 from pooling.models import Run
 
-# A result is current while its run has not been replaced since it was computed (issue 12 §1:
-# a run uploaded after the last evaluation is "not scored yet").
+# A result is current while its run has not been replaced since it was computed (a run
+# uploaded after the last evaluation is "not scored yet").
 CURRENT_RESULT = models.Q(run_version=models.F("run__version"))
 
 
@@ -23,7 +23,7 @@ class QrelsVersion(models.Model):
     topic_count = models.PositiveIntegerField(default=0)
     row_count = models.PositiveIntegerField(default=0)
     dropped_topics = models.JSONField(default=list, blank=True)
-    # How complete the judging was when this version was exported (issue 12 §2); all None for
+    # How complete the judging was when this version was exported; all None for
     # an imported file, whose completeness nobody here knows.
     pool_items = models.PositiveIntegerField(null=True, blank=True)
     judged_items = models.PositiveIntegerField(

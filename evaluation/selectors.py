@@ -46,7 +46,7 @@ VISUAL_ID_CHUNK = 20_000
 
 
 def pool_task_of(task: RetrievalTask) -> RetrievalTask:
-    """Open-QA answers are pooled and judged in the answer task's topics (DESIGN.md)."""
+    """Open-QA answers are pooled and judged in the answer task's topics (docs/pooling.md)."""
     if task.kind == RetrievalTask.Kind.OPENQA and task.answer_task_id:
         return task.answer_task  # type: ignore[return-value]
     return task
@@ -114,7 +114,7 @@ SOURCES: dict[str, JudgmentSource] = {
 
 def counting_machine_judge(task: RetrievalTask) -> str | None:
     """The name of the task's machine judge whose grades count in official qrels, if any
-    (issue 13 §6: only when the organizer says so)."""
+    (only when the organizer says so)."""
     return (
         MachineJudge.objects.filter(task=task, counts_in_qrels=True)
         .values_list("name", flat=True)
@@ -157,7 +157,7 @@ def task_readiness(
 ) -> QrelsReadiness:
     """Per topic: pool items, judged, flagged, unjudged, relevant so far (grade at least the
     task's relevance level: H+M for ARQMath), and what the policy's
-    minimum-relevant rule would drop (issue 12 §2). Pass ``records`` to reuse loaded ones."""
+    minimum-relevant rule would drop. Pass ``records`` to reuse loaded ones."""
     if records is None:
         records = judgment_records(task, machine_judge=policy_machine_judge(policy))
     chosen = counting_judgments(records, policy.precedence)

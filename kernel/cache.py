@@ -1,7 +1,7 @@
 """A Redis cache that turns an unreachable Redis into cache misses instead of errors.
 
 Django's RedisCache raises on every connection error, so with Redis down every page that
-touches the cache (a DRF throttle, for one) answered 500 (issue 11 §3). Here a connection
+touches the cache (a DRF throttle, for one) answered 500. Here a connection
 error or a timeout is a miss: reads return the default, writes do nothing, and a warning is
 logged (at most once a minute). Callers therefore must treat the cache as a cache: never the
 only copy of anything (sessions live in the database, see settings "Sessions").

@@ -1,6 +1,6 @@
 """The one way to read ids, numbers and choices from URLs, query strings and forms.
 
-Every value a browser or a client sends is hostile until read here (issue 11 §6). Python's own
+Every value a browser or a client sends is hostile until read here. Python's own
 readers are too lenient for that: ``str.isdigit()`` is true for ``"²"`` (which ``int()`` then
 refuses), ``int()`` reads ``"٣"``, ``" 7 "`` and ``"1_0"``, and neither knows that the database
 stores ids as 64-bit integers. The readers below accept ASCII digits only (with a leading ``-``

@@ -3,7 +3,7 @@
 Django builds a queryset's SQL anew every time it runs. For the few queries every judging
 request runs (the session's user with its roles, the page's assignment and item, the item
 statuses, the submit's scale lookup and its row lock and scope check), building the SQL took
-about as long as PostgreSQL took to answer (issue 14 §6, measured). ``prepared_rows`` builds
+about as long as PostgreSQL took to answer (measured). ``prepared_rows`` builds
 it once per process, database and shape from the very queryset code (so each rule keeps its
 one home), with stand-in values in place of the request's, then binds the request's values
 where the stand-ins were. Rows become model instances as Django's own ModelIterable makes

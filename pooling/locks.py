@@ -1,4 +1,4 @@
-"""The one lock order of pool writes and judging (issue 11 §5).
+"""The one lock order of pool writes and judging.
 
 A pool rebuild deletes the items and hits nobody has judged; a submit inserts judgments of
 hits. Without a common lock a rebuild could read "unjudged", a submit judge that hit, and the

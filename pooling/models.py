@@ -15,7 +15,7 @@ from pooling.core.formats.model import MAX_ANSWER_CHARS, MAX_SOURCES_CHARS
 RUN_TAG_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9_.\-]{1,40}$", "Use ASCII letters, digits and -_. (at most 40 characters)."
 )
-# Participants write it; it is stored and shown back (issue 11 §9: every stored text is bounded).
+# Participants write it; it is stored and shown back (every stored text is bounded).
 RUN_DESCRIPTION_MAX_CHARS = 4000
 TEAM_NAME_MAX_CHARS = 100
 
@@ -214,7 +214,7 @@ class Hit(models.Model):
 
 
 class TopicPoolState(models.Model):
-    """What a topic's stored pool was last built from (issue 14 §3).
+    """What a topic's stored pool was last built from.
 
     ``fingerprint`` hashes the build's inputs for this topic: the pooling settings and seed,
     the topic's number, and each accepted run with rows for it (role, depth override, flags,

@@ -1,4 +1,4 @@
-"""Machine judges over REST (organizers only, issue 13 §6).
+"""Machine judges over REST (organizers only).
 
 GET    /api/organize/tasks/<task>/machine-judges/          the task's judges
 POST   the same, multipart: name, file, format (auto|qrels|jsonl), description,

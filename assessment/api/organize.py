@@ -103,7 +103,7 @@ class AgreementView(APIView):
             {"name": training_round.name, **_table(table)}
             for training_round, table in training_rounds_agreement(task=task)
         ]
-        # Machine judges take part as more assessors, named "machine: NAME" (issue 13 §6).
+        # Machine judges take part as more assessors, named "machine: NAME".
         machines = [
             machine_label(name)
             for name in MachineJudge.objects.filter(task=task).values_list("name", flat=True)

@@ -4,7 +4,7 @@ percentage agreement and bootstrap confidence intervals. Pure Python, no Django.
 Input: a *rating* is a mapping ``hit id -> grade`` (0..G of the task's scale; ARQMath's
 0 N, 1 L, 2 M, 3 H by default) for one assessor.
 Flags ("system failure", "do not know") are not grades: callers leave those hits out, as
-ARQMath did when it computed kappa (DESIGN.md "Agreement"). Hit ids may be any hashable value.
+ARQMath did when it computed kappa (docs/agreement.md). Hit ids may be any hashable value.
 
 A measure that cannot be computed returns an :class:`Agreement` whose ``value`` is ``None``
 and whose ``reason`` says why ("fewer than 2 shared hits", "no variation"); nothing here

@@ -1,4 +1,4 @@
-"""A task's judging guidelines: its grade scale, flags, keys and texts (issue 12 §4). Pure.
+"""A task's judging guidelines: its grade scale, flags, keys and texts. Pure.
 
 A scale has the grades 0..G (G from 1 to 4: binary, 0-2, ARQMath's 0-3, 0-4), each with a
 label, one or more keys and a definition, and the flags the task allows (system failure, do

@@ -1,8 +1,8 @@
 """The built-in guidelines of each task kind, in qrelsmith's own words. Pure.
 
-A task without a saved guidelines version is judged under these (issue 12 §4). The ARQMath
+A task without a saved guidelines version is judged under these. The ARQMath
 kinds use ARQMath's scale: 0-3 with High, Medium, Low, Not relevant (keys 3/h, 2/m, 1/l, 0/n)
-and the two flags (f, d). Document tasks (issue 13 §4) use a TREC-style 0-2 scale: Highly
+and the two flags (f, d). Document tasks use a TREC-style 0-2 scale: Highly
 relevant, Relevant, Not relevant (keys 2/h, 1/r, 0/n) and the same flags. The wording is
 ours: it describes the grades without quoting any lab's published tables. Organizers replace
 any of it (a binary or a 0-4 scale, say) on /organize/task/<id>/guidelines/.

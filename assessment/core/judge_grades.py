@@ -1,4 +1,4 @@
-"""A machine judge's grades file: TREC qrels or JSONL (issue 13 §6). Pure, no Django.
+"""A machine judge's grades file: TREC qrels or JSONL. Pure, no Django.
 
 Two forms, told apart by the first line that is not blank (``auto``):
 

@@ -1,4 +1,4 @@
-"""What the organizer's dashboard shows, in a fixed number of grouped queries (issue 6 §6).
+"""What the organizer's dashboard shows, in a fixed number of grouped queries.
 
 Progress per topic and per assessor, time per judgment, the relevance distribution, topics at
 risk (fewer than 2 relevant items so far, relevant meaning grade >= the task's relevance level:

@@ -1,4 +1,4 @@
-"""The organizer dashboard's figures per topic, per assessor and per task (issue 6 §6).
+"""The organizer dashboard's figures per topic, per assessor and per task.
 
 `assessment.selectors.dashboard` fills them from grouped queries; what they derive (relevant
 judgments, topics at risk, percentages, the grade legend) is worked out here, once.
@@ -106,7 +106,7 @@ class TaskDashboard:
     assessors: list[AssessorProgress]
     progress: list[tuple[str, int]]  # cumulative judgments per hour or per day
     histogram: list[tuple[str, int]]
-    scale: GradeScale | None = None  # the task's grade scale (issue 12 §4)
+    scale: GradeScale | None = None  # the task's grade scale
     relevance_level: int = 2
 
     @property

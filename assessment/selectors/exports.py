@@ -1,4 +1,4 @@
-"""CSV exports for organizers: every judgment, and the agreement tables (issue 6 §8).
+"""CSV exports for organizers: every judgment, and the agreement tables.
 
 Rows are produced lazily so the judgments of a whole campaign stream out without being held
 in memory; views wrap these generators in a StreamingHttpResponse.

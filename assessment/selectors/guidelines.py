@@ -1,4 +1,4 @@
-"""A task's guidelines in force, rendered for pages, and its versions (issue 12 §4).
+"""A task's guidelines in force, rendered for pages, and its versions.
 
 The latest TaskGuidelines version of a task is in force; a task without one uses the built-in
 defaults of its kind (version 0 on pages). Every page that shows grades, keys or definitions
@@ -107,7 +107,7 @@ def guidelines_version(*, task: RetrievalTask, version: int) -> CurrentGuideline
 
 
 class AssignmentScale(NamedTuple):
-    """What a submit to an assignment is checked against and records (issue 12 §4)."""
+    """What a submit to an assignment is checked against and records."""
 
     scale: GradeScale
     version_id: int | None  # the TaskGuidelines row in force, None for the defaults

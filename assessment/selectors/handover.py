@@ -1,4 +1,4 @@
-"""Which judgments an assignment holds after moves (issue 11 §2).
+"""Which judgments an assignment holds after moves.
 
 docs/agreement.md, "Moving a topic", is the organizer's version of these rules.
 

@@ -1,9 +1,9 @@
 """What an assessor sees of one pool item: the judging page and its state. Blind by design.
 
 Nothing here loads a vote, a run, a contribution, a score or the value of another
-assignment's judgment, so no page built from these objects can leak them (DESIGN.md "Blind").
+assignment's judgment, so no page built from these objects can leak them (docs/judging.md, "Blind").
 After a continue-move the only thing read of an earlier assessor's judgment is that it
-exists: the hit shows as "judged by a previous assessor" (issue 11 §2). Every function runs a
+exists: the hit shows as "judged by a previous assessor". Every function runs a
 fixed number of queries whatever the pool size.
 """
 

@@ -1,4 +1,4 @@
-"""Reads about machine judges (issue 13 §6): which pool hit an id of a grades file names, how
+"""Reads about machine judges: which pool hit an id of a grades file names, how
 people and judges are labelled in organizer tables, and the organizer's list of judges.
 
 A judge's grades are judgments of its account under ``machine`` assignments; these reads are

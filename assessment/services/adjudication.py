@@ -1,5 +1,5 @@
-"""Adjudication: the organizer's final grade of a hit its assessors judged differently
-(issue 6 §7, issue 12 §3). Qrels prefer it to every judgment (DESIGN.md "Qrels").
+"""Adjudication: the organizer's final grade of a hit its assessors judged differently.
+Qrels prefer it to every judgment (docs/evaluation.md).
 
 Saving is idempotent and safe when two organizers decide the same hit at once. The decision
 is written under the topic's pool lock (the lock order of pooling/locks.py), so two saves of

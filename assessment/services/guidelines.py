@@ -1,4 +1,4 @@
-"""Saving a task's guidelines: validated, versioned, never edited in place (issue 12 §4)."""
+"""Saving a task's guidelines: validated, versioned, never edited in place."""
 
 from __future__ import annotations
 

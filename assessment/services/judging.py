@@ -1,6 +1,6 @@
 """Saving an assessor's judgments: scoped, idempotent, every change kept.
 
-DESIGN.md "Judging" and issue 5 §4: a judgment is (assignment, hit) unique, holds a grade of its
+docs/judging.md: a judgment is (assignment, hit) unique, holds a grade of its
 task's scale (0-3 by default) or a flag (system failure, do not know) with a required comment,
 accumulates the active seconds spent on it, and each change of value is kept as a
 JudgmentRevision. A double click or a retried request stores one judgment and one revision.
@@ -135,7 +135,7 @@ def _apply(
             judgment.client_token = client_token
             changed.append(judgment)
         result.append(judgment)
-    # Issue 12 §4: a new or changed value was given under the guidelines in force now.
+    # A new or changed value was given under the guidelines in force now.
     for judgment in (*created, *changed):
         judgment.guidelines_version_id = guidelines_version_id
     if created:
@@ -187,7 +187,7 @@ def _submit(
 ) -> list[Judgment]:
     if not verdicts:
         raise JudgmentInvalid({0: "nothing to submit: grade at least one hit"})
-    # Issue 12 §4: the task's own scale bounds grades and flags; judgments record its version.
+    # The task's own scale bounds grades and flags; judgments record its version.
     # An assignment's topic never changes; the row lock below checks it again.
     scale, guidelines_version_id, its_topic_id = guidelines_for_assignment(
         assignment_id=assignment_id
@@ -223,7 +223,7 @@ def item_submit(
 ) -> list[Judgment]:
     """Store the judgments of several hits of one pool item at once, all or nothing.
 
-    Issue 5 §2: a formula item shows up to N posts, each graded; Enter submits them together.
+    A formula item shows up to N posts, each graded; Enter submits them together.
     The assignment must be the assessor's own active one, the item in its topic and every hit
     in the item, else JudgingNotFound (a crafted request cannot judge another topic). Invalid
     values raise JudgmentInvalid listing every problem; nothing is stored then. The item's
@@ -251,7 +251,7 @@ def judgment_submit(
     active_seconds: float = 0.0,
     client_token: str = "",
 ) -> Judgment:
-    """Store one hit's judgment (issue 5 §4) under the rules of item_submit.
+    """Store one hit's judgment under the rules of item_submit.
 
     Idempotent: the same values again add no revision (only their active seconds); the same
     client_token again changes nothing at all.
@@ -276,7 +276,7 @@ def machine_judgments_store(
     guidelines_version_id: int | None,
     keep_only_these: bool = False,
 ) -> tuple[int, int, int]:
-    """Store a machine judge's grades of one topic, in bulk (issue 13 §6): the checks of a
+    """Store a machine judge's grades of one topic, in bulk: the checks of a
     submit (the task's scale, hits of the assignment's topic, the pool lock first), a revision
     of every new or changed grade, unchanged grades left untouched.
 

@@ -5,7 +5,7 @@ A submit takes the topic's pool lock before anything else (the lock order of
 pooling/locks.py), so it waits for a pool rebuild of that topic instead of failing with it,
 then row-locks the assessor's own assignment while checking in the same query that every hit
 is its item's and the item its topic's. After a continue-move, hits judged by a previous
-assessor are refused (issue 11 §2).
+assessor are refused.
 """
 
 from __future__ import annotations

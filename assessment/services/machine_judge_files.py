@@ -1,4 +1,4 @@
-"""Reading and checking a machine judge's grades file before anything is stored (issue 13 §6).
+"""Reading and checking a machine judge's grades file before anything is stored.
 
 The file is bounded in size, parsed as TREC qrels or JSONL, and each grade is checked the way
 the judging service checks a person's (``HitVerdict.problem``) on the task's scale; every

@@ -1,4 +1,4 @@
-"""Machine judges beside human ones (issue 13 §6): import a judge's grades, say whether it
+"""Machine judges beside human ones: import a judge's grades, say whether it
 counts in official qrels, delete it.
 
 A machine judge (an LLM judge, last year's qrels, ...) is a ``MachineJudge`` with an account

@@ -1,9 +1,9 @@
 """Training rounds: the same few pool items judged by every assessor, compared with gold.
 
-Issue 6 §3 (ARQMath trained its assessors this way): a round is a set of topics, each with a
+Training rounds (ARQMath trained its assessors this way): a round is a set of topics, each with a
 handful of pool items chosen by the organizer or sampled across the gold grades; gold grades
 come from imported qrels, from an expert assessor's judgments (copied to GoldGrade when the
-expert submits) or from a machine judge's grades (issue 13 §6; copied when the round is
+expert submits) or from a machine judge's grades (copied when the round is
 created, so a later import of the judge does not move a round's gold). Every assessor in the
 round gets a training assignment per topic; after they submit, they may see their grades beside
 the gold ones if the organizer allows it.

@@ -1,4 +1,4 @@
-"""The organizer's adjudication page (/organize/task/<id>/adjudication/, issue 12 §3): one
+"""The organizer's adjudication page (/organize/task/<id>/adjudication/): one
 dispute at a time in the judging page's two panes, every assessor's verdict beside the
 final-grade control, keyboard first (static/js/adjudicate.js) and a plain form post without
 JavaScript. docs/agreement.md "Adjudication" is the organizer's version.

@@ -132,7 +132,7 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
         "page": page,
         "assignment": page.assignment,
         "topic": page.assignment.topic,
-        # The task's own grades, flags, keys and definitions (issue 12 §4).
+        # The task's own grades, flags, keys and definitions.
         "guidelines": guidelines,
         "choices": [(c.value, c.label, c.key, c.tone) for c in guidelines.choices],
         "judge_scale": guidelines.judge_data(),

@@ -1,4 +1,4 @@
-"""The organizer's machine judges page (/organize/task/<id>/machine-judges/, issue 13 §6):
+"""The organizer's machine judges page (/organize/task/<id>/machine-judges/):
 the task's judges with their grades, an import form, "counts in official qrels" and delete.
 Thin: permission, form, one service or selector call, render.
 """

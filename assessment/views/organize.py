@@ -1,5 +1,5 @@
 """The organizer's dashboard (/organize/, staff only): overview, assignments, training rounds,
-agreement and CSV exports (issue 6 §1-8); adjudication lives in adjudication.py. Thin:
+agreement and CSV exports; adjudication lives in adjudication.py. Thin:
 permission, form, one service or selector call, render.
 """
 

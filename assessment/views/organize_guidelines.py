@@ -1,4 +1,4 @@
-"""The organizer's guidelines page (/organize/task/<id>/guidelines/, issue 12 §4).
+"""The organizer's guidelines page (/organize/task/<id>/guidelines/).
 
 Edit the instructions, the scale (0..G), each grade's and flag's label, keys and definition and
 the relevance level; preview them as assessors will see them; save them as a new version; see

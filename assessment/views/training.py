@@ -1,5 +1,5 @@
 """An assessor's training round: the items to judge, handing the round in, and (if the
-organizer allows it) their grades beside the gold ones afterwards (issue 6 §3).
+organizer allows it) their grades beside the gold ones afterwards.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def training_round_page(request: HttpRequest, round_id: int) -> HttpResponse:
         "submitted": all(a.submitted_at for a in mine),
         "feedback": feedback or [],
         "same": sum(row.grade == row.gold for row in feedback or []),
-        # The task's own grades, labels and definitions (issue 12 §4).
+        # The task's own grades, labels and definitions.
         "guidelines": guidelines_rendered(guidelines_current(task=training_round.task)),
     }
     return render(request, "organize/training_round.html", context)

@@ -1,4 +1,4 @@
-"""Turkle, the tool ARQMath judged with, as judging_load.py's peer (issue 14 §6).
+"""Turkle, the tool ARQMath judged with, as judging_load.py's peer.
 
 Turkle (PyPI ``turkle``, pinned below) is installed into its own virtual environment,
 ``var/bench/turkle-venv`` (reused when it already holds that version), since it brings its

@@ -1,6 +1,6 @@
 """Rendering of untrusted documents for the judging pane (pure: nh3 + re, no Django).
 
-A document of a collection (issue 13 §4) is hostile: its title and body come from a file
+A document of a collection is hostile: its title and body come from a file
 anyone wrote. An HTML body goes through the post sanitizer's nh3 policy
 (collection/core/post_html.py:
 the same tags, the same tags dropped with their content) with a stricter attribute policy:

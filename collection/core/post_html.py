@@ -5,7 +5,7 @@ everything that could run or fetch (scripts, ``on*`` handlers, ``javascript:`` U
 forms, styles, images). A second pass over nh3's output — a serialization of a parsed tree,
 so every attribute value is double-quoted with ``"`` escaped and text never holds a raw ``<`` —
 rewrites links: a link to a question or answer of the collection goes to that thread in the
-app (DESIGN.md, "Thread view"), in a new tab like the page's own "Thread" links, so the page
+app (docs/judging.md), in a new tab like the page's own "Thread" links, so the page
 being judged stays where it is; every other link becomes inert text that is never followed.
 """
 

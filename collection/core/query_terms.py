@@ -1,6 +1,6 @@
 """The query terms of a topic, which the judging page highlights in documents. Pure.
 
-Terms are the words of the topic's title (issue 13 §4), lower-cased, in order, each once,
+Terms are the words of the topic's title, lower-cased, in order, each once,
 without English stopwords and one-character words. static/js/highlight.js finds them in the
 document's text nodes (a term also matches with a plural ending, "tariff" marking "tariffs",
 and a plural term without its final s: "tariffs" marks "tariff").

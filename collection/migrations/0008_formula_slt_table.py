@@ -1,4 +1,4 @@
-"""Formula MathML moves to a table of its own (issue 14 §2: the SLT pass loads by COPY).
+"""Formula MathML moves to a table of its own (the SLT pass loads by COPY).
 
 The MathML already stored moves with it; formulas without MathML get no row.
 """

@@ -85,7 +85,7 @@ class RetrievalTask(models.Model):
         related_name="+",
         help_text="For open QA: the answer task whose pools its answers join.",
     )
-    # Protocol settings (issue 12 §2, §7): used by default by the qrels page, CLI and REST.
+    # Protocol settings: used by default by the qrels page, CLI and REST.
     min_relevant = models.PositiveSmallIntegerField(
         default=2,
         help_text="Qrels drop topics with fewer H+M-relevant items than this (ARQMath: 2; "
@@ -138,7 +138,7 @@ class Topic(models.Model):
     question = models.TextField(
         blank=True, help_text="ARQMath: question body, HTML as in the topic file."
     )
-    # TREC topics (issue 13 §2): plain text; the narrative is the assessor's criterion.
+    # TREC topics: plain text; the narrative is the assessor's criterion.
     description = models.TextField(blank=True)
     narrative = models.TextField(blank=True)
     tags = models.JSONField(default=list, blank=True)

@@ -1,4 +1,4 @@
-"""Document collections (issue 13): named sets of documents with string ids (docnos), as
+"""Document collections: named sets of documents with string ids (docnos), as
 TREC-style campaigns have; a ``document`` task names the one it judges."""
 
 from django.core.validators import RegexValidator

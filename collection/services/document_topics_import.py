@@ -1,4 +1,4 @@
-"""Import the topics of a document task (issue 13 §2): TREC topic files, TSV and JSONL queries.
+"""Import the topics of a document task: TREC topic files, TSV and JSONL queries.
 
 The task is the campaign's ``document`` task, bound to a document collection that must exist;
 it is created when missing. Idempotent as the ARQMath topics are: a topic stored as in the file

@@ -1,4 +1,4 @@
-"""Import topic files into a campaign's task: ARQMath topic XML (issue 2, item 4) and, for
+"""Import topic files into a campaign's task: ARQMath topic XML and, for
 document tasks, TREC topics, TSV and JSONL queries (document_topics_import.py)."""
 
 from collections import defaultdict

@@ -128,7 +128,7 @@ AXES_USERNAME_CALLABLE = "assessment.login.client_username"  # bounded: a long g
 # Proxies in front of the app that append to X-Forwarded-For (a TLS proxy: 1). 0 trusts none.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 # --- Sessions (https://docs.djangoproject.com/en/5.2/topics/http/sessions/) -------------
-# In the database only, so login and judging never depend on Redis (issue 11 §3). The judging
+# In the database only, so login and judging never depend on Redis. The judging
 # page measured as fast as with cached_db (a primary-key read either way), and cached_db over a
 # cache that skips writes during an outage would serve stale sessions afterwards (a logout done
 # during the outage would come back with Redis).

@@ -1,11 +1,11 @@
 """ARQMath's prime measures, computed with pytrec_eval: pure, no Django.
 
-The protocol is the organizers' (DESIGN.md "Evaluation", ../shared/data/arqmath/README.md):
+The protocol is the organizers' (docs/evaluation.md, ../shared/data/arqmath/README.md):
 
 - Task 1: keep the first row of each repeated (topic, doc) in file order; drop topics not in the
   qrels and unjudged docs ("prime"); nDCG' = trec_eval ``ndcg`` (gain = grade, full depth),
   MAP' = ``map`` and P'@10 = ``P_10`` at relevance level 2 (H+M binarization; a task may set
-  another level for its own scale, issue 12 §4).
+  another level for its own scale).
 - Task 2: per topic formula id -> score (a repeated formula id keeps its LAST score); map to
   visual ids; stable sort by score; keep the first formula of each visual id; then as Task 1.
 - Task 3: AR = mean grade of the rank-1 answer, P@1 = share of topics whose rank-1 answer has

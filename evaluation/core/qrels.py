@@ -5,7 +5,7 @@ ARQMath organizers publish it), read and written by ``kernel.core.qrels``. Grade
 0-3 (N, L, M, H) in ARQMath, 0..G (G <= 4) for a task with its own scale; ARQMath-3's Task 3
 file also uses 5 for "system failure" and 6 for "do not know".
 
-Rules (DESIGN.md, "Qrels"):
+Rules (docs/evaluation.md):
 - Task 1 rows are answer post ids; Task 2 rows are visual ids with the max grade over the
   item's judged instances (plus an instance-level file of formula ids); Task 3 rows are
   generated-answer ids; document tasks' rows are docnos (a document item's key).
@@ -13,7 +13,7 @@ Rules (DESIGN.md, "Qrels"):
 - Which judgment of a hit counts: adjudicated > official > dual (the order is configurable;
   leaving ``dual`` out ignores dual assessments). "Official" and "dual" are the judgments of
   the current assignment's line of moves; the caller selects them (docs/agreement.md,
-  "Moving a topic"). A machine judge the organizer lets count (issue 13 §6) comes last,
+  "Moving a topic"). A machine judge the organizer lets count comes last,
   ``machine``: its grade fills only the hits no person's judgment decides.
 - Optional filter: drop topics with fewer than ``min_relevant`` relevant items, relevant
   meaning grade >= the task's relevance level (ARQMath: 2, H+M).

@@ -1,4 +1,4 @@
-"""How ready a task's judgments are for a qrels export (issue 12 §2): pure, no Django.
+"""How ready a task's judgments are for a qrels export: pure, no Django.
 
 Per topic: pool items, how many are judged (every hit has a counting grade), flagged (every hit
 has a counting judgment, none a grade: "system failure" / "do not know"), unjudged (some hit

@@ -23,7 +23,7 @@ COLUMNS: dict[str, Columns] = {
     "openqa": [("ar", "AR", "AR"), ("p1", "P@1", "P@1")],
 }
 SORT_KEY = {"ranked": "ndcg_prime", "openqa": "ar"}
-# The averaging conventions (issue 12 §7), in the words every page and export uses.
+# The averaging conventions, in the words every page and export uses.
 AVERAGE_TEXT = {
     "all": "Means over all qrels topics; a topic missing from a run scores 0 (ARQMath-1).",
     "run": "Means over each run's own evaluated topics (ARQMath-2/3, trec_eval without -c).",

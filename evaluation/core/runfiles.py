@@ -244,7 +244,7 @@ def read_formula_index(path: str | Path, wanted: Collection[str] | None = None) 
 
     v3 files have 9 columns (``id post_id thread_id type comment_id old_visual_id visual_id
     issue formula``); the older 5-column form has no visual id, so the LaTeX with white space
-    removed stands in for it (DESIGN.md, "Formats accepted"). Only ``wanted`` ids are kept.
+    removed stands in for it (docs/runs.md). Only ``wanted`` ids are kept.
     """
     visual_ids: dict[str, str] = {}
     for fields in _index_lines(Path(path)):

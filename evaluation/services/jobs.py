@@ -92,7 +92,7 @@ def evaluation_jobs_reap() -> list[Reaped]:
 
 
 def evaluation_job_run(*, job: EvaluationJob) -> EvaluationJob:
-    """Evaluate every accepted run of the job's task (DESIGN.md "Evaluation"), store one
+    """Evaluate every accepted run of the job's task (docs/evaluation.md), store one
     EvaluationResult per run with the qrels checksum, then the significance tests, bootstrap
     intervals and leave-one-team-out report. Idempotent: results are replaced, not added.
 

@@ -1,4 +1,4 @@
-"""Publishing a task's results with its official qrels, and withdrawing them (issue 12 §1).
+"""Publishing a task's results with its official qrels, and withdrawing them.
 
 Each task has at most one TaskPublication (its current state) and an append-only log of
 PublicationEvents: who, when, publish or withdraw, which qrels version, and which runs were

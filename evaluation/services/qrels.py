@@ -53,7 +53,7 @@ def qrels_policy(
     """The qrels policy the page, the CLI and REST build from their options: dual assessments
     count where no official one exists (unless ``use_dual`` is off), and the minimum-relevant
     rule is the task's setting unless ``min_relevant`` is given (0 turns it off). When the
-    organizer lets a machine judge of the task count (issue 13 §6), its grades come last:
+    organizer lets a machine judge of the task count, its grades come last:
     adjudicated > official > dual > machine."""
     precedence = DEFAULT_PRECEDENCE
     if not use_dual:
@@ -74,7 +74,7 @@ def qrels_export(
     label: str = "",
     allow_incomplete: bool = False,
 ) -> QrelsVersion:
-    """Build the task's qrels from its judgments (DESIGN.md "Qrels") and freeze them.
+    """Build the task's qrels from its judgments (docs/evaluation.md) and freeze them.
 
     ``policy`` defaults to ``qrels_policy(task=task)`` (the task's minimum-relevant rule).
     While pool items are unjudged the export is refused (QrelsIncompleteError, naming them by
@@ -82,7 +82,7 @@ def qrels_export(
     Task 3 rows are one per run's answer (``evaluation.core.answers``). The same content exported
     twice gives the same version (matched on its SHA-256), so results computed against it
     stay attached to it. "Relevant" for the minimum-relevant rule is grade >= the task's
-    relevance level (issue 12 §4).
+    relevance level.
     """
     policy = replace(policy or qrels_policy(task=task), relevant_from=task.relevance_level)
     if level not in LEVELS:

@@ -1,5 +1,5 @@
 """Publishing a task's results (staff): choose the official qrels version, review what
-participants will see, publish or withdraw; every change is listed (issue 12 §1)."""
+participants will see, publish or withdraw; every change is listed."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The pool exports and figures read a row per item or per (run, topic) with its contributions
 joined in one text, instead of a row per contribution: at full size that is ten times fewer
-rows to fetch and turn into Python objects (issue 14 §4). PostgreSQL calls it STRING_AGG, the
+rows to fetch and turn into Python objects. PostgreSQL calls it STRING_AGG, the
 demo's SQLite GROUP_CONCAT. The order inside the text is not set: callers order in Python.
 """
 

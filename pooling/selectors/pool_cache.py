@@ -1,4 +1,4 @@
-"""Pool statistics and exports cached per build (issue 14 §4).
+"""Pool statistics and exports cached per build.
 
 A task's pools change only when a build writes them, so what the pool page, the statistics
 JSON and the TSV exports show is cached under a key holding the task, the latest build of its
@@ -100,7 +100,7 @@ def _pieces(text: str) -> Iterator[str]:
 def _batched(lines: Iterator[str]) -> Iterator[str]:
     """The lines joined into pieces of about ``_CHUNK`` characters. The server writes each
     piece to the socket: a line at a time, at full size 18,000 to 45,000 writes, took gunicorn
-    as long again as reading the pool (issue 14 §4)."""
+    as long again as reading the pool."""
     piece: list[str] = []
     size = 0
     for line in lines:

@@ -1,15 +1,15 @@
-"""The pool as tab-separated text (issue 4 "Exports"), streamed a topic at a time.
+"""The pool as tab-separated text, streamed a topic at a time.
 
 - hits: one row per hit — topic, pool item key (post id, visual id or generated-answer id),
   post id, formula id, display order, vote, and the contributing runs with their ranks;
 - annotated: one row per contribution — topic, key, team, run, rank — from which any
-  depth-k pool can be recomputed (DESIGN.md: the pool is kept annotated).
-Document tasks (issue 13 §3) name each item by its docno, and their hits file has no post or
+  depth-k pool can be recomputed (docs/pooling.md: the pool is kept annotated).
+Document tasks name each item by its docno, and their hits file has no post or
 formula id columns: ``topic docno display_order vote runs`` and ``topic docno team run rank``.
 
 The whole task is read in two streamed queries (hits; items with their contributions joined in
 one text), whatever the number of topics: at full size (100 topics, 40 runs) a query pair per
-topic, and a Python row per contribution, took seconds (issue 14 §4). Ordering and
+topic, and a Python row per contribution, took seconds. Ordering and
 spreadsheet-safe cells stay in Python, so PostgreSQL and the demo's SQLite write the same bytes.
 """
 

@@ -1,6 +1,6 @@
 """Fingerprints of each topic's pool inputs, so a rebuild recomputes only what changed.
 
-Issue 14 §3. A topic's pool depends on the pooling settings (seed included), for formula
+A topic's pool depends on the pooling settings (seed included), for formula
 tasks on the collection's formula index (the newest import that changed it), for document
 tasks on the collection the task judges, its number (the display-order and instance seeds,
 and how open-QA answers join it) and the rows of the runs that have rows for it. Rows only

@@ -90,7 +90,7 @@ def _pooled(target: RetrievalTask) -> tuple[dict[int, list[int]], dict[int, list
     """Run -> its pool depth on each topic it contributed to; run -> the items it pooled.
 
     A row per run and topic, however many contributions: the overlap is then counted on bit
-    sets in Python (pooling.core.algorithms.overlap), not by a self-join (issue 14 §4)."""
+    sets in Python (pooling.core.algorithms.overlap), not by a self-join."""
     rows = (
         Contribution.objects.filter(item__topic__task=target)
         .values("run_id", "item__topic_id")

@@ -1,4 +1,4 @@
-"""Pools of document tasks (issue 13 §3): the answer-pool rules applied to docnos.
+"""Pools of document tasks: the answer-pool rules applied to docnos.
 
 Each run's first ``depth`` distinct docnos per topic (primary or alternate depth, a baseline
 pooled as primary, a run's own override), ties in trec_eval's order; the union is annotated

@@ -1,6 +1,6 @@
 """Bringing a chunk of topics' stored pools to their plans, in one transaction.
 
-The write half of `pooling.services.pools.pool_build` (DESIGN.md "Pooling", issue 4): what is
+The write half of `pooling.services.pools.pool_build` (docs/pooling.md): what is
 stored is kept with its display order, what is new is added after it, an item no run
 contributes any more is orphaned if judged and removed if not, and every current (run, rank)
 contribution and each item's chosen hits are recorded.

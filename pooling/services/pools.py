@@ -1,6 +1,6 @@
 """Building a task's pools: load runs in bulk, apply the pooling rules, write the difference.
 
-DESIGN.md "Pooling" and issue 4 (document tasks: issue 13 §3, the answer rules with docnos,
+docs/pooling.md (document tasks: the answer rules with docnos,
 one hit per item pointing to its document). A build is incremental and idempotent:
 - items, hits, contributions a build finds already stored are kept (their display order too);
   it adds what is new and records every current (run, rank) contribution;
@@ -64,13 +64,13 @@ def pool_build(
 ) -> PoolBuild:
     """Build (or rebuild) the pools of ``task`` and return the finished PoolBuild.
 
-    Open QA (Task 3) answers join the answer task's pools (DESIGN.md "Pooling"), so building
+    Open QA (Task 3) answers join the answer task's pools (docs/pooling.md), so building
     either task builds the answer task's pools with both tasks' runs. A queued ``build`` runs
     as its current attempt (``build.attempts``) and raises `kernel.queue.JobSuperseded` when
     the reaper handed it to another attempt, or it was already finished.
 
     Only topics whose inputs' fingerprint changed since their pool was written are recomputed
-    (issue 14 §3; the others would come out unchanged); ``full`` recomputes every topic, e.g.
+    (the others would come out unchanged); ``full`` recomputes every topic, e.g.
     after the collection's formulas changed, which no fingerprint covers.
     """
     target = _target(task, build)

@@ -1,4 +1,4 @@
-"""Run submission (issue 3): validate a whole file, then store it in one transaction.
+"""Run submission: validate a whole file, then store it in one transaction.
 
 Rules: a tag is ASCII letters, digits and ``-_.`` (at most 40), unique per team and task, and
 every row of the file carries it in its tag column; a description is at most 4,000 characters;

@@ -102,7 +102,7 @@ def formula_posts(ids: set[int]) -> Mapping[int, int]:
 def run_context(task: RetrievalTask, topic_ids: Mapping[str, int]) -> tuple[RunContext, list[str]]:
     """The parser's context for ``task`` and notes on checks skipped.
 
-    Decision (issue 3): the "post is an answer" and "formula is in the post" checks need a
+    Decision: the "post is an answer" and "formula is in the post" checks need a
     collection. When none is loaded (no answer posts, resp. no formula instances), they are
     skipped with a warning note rather than refusing every run: organizers often accept runs
     before the 28 M-formula index is imported, and ARQMath's published runs (e.g. the 2020

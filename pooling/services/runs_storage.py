@@ -106,7 +106,7 @@ def run_rows_store(*, run_id: int, columns: RunColumns, topic_ids: Mapping[str, 
     return total
 
 
-# Document runs (issue 13 §3): their own COPY, so the fast path above stays as it is.
+# Document runs: their own COPY, so the fast path above stays as it is.
 DOCUMENT_FIELDS = ("run_id", "topic_id", "docno", "rank", "score", "answer", "sources")
 
 

@@ -85,7 +85,7 @@ def _submit(request: HttpRequest, form: RunUploadForm) -> tuple[Run | None, dict
 @login_required
 @require_http_methods(["GET", "POST"])
 def runs_page(request: HttpRequest) -> HttpResponse:
-    """List the team's runs and take an upload (issue 3, item 5)."""
+    """List the team's runs and take an upload."""
     if request.method == "GET":
         return render(
             request, "pooling/runs.html", _page(request, RunUploadForm(user=request.user))

@@ -1,4 +1,4 @@
-// Query terms highlighted in the document being judged (issue 13 §4), beside judge.js.
+// Query terms highlighted in the document being judged, beside judge.js.
 //
 // - The terms are the page's #query-terms JSON (collection/core/query_terms.py: the topic title's
 //   words without stopwords). Each occurrence in the document's title and body ([data-highlight])

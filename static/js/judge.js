@@ -15,7 +15,7 @@
   "use strict";
 
   var RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15000];
-  // The task's scale (issue 12 §4), read from the page's #judge-scale JSON by readScale():
+  // The task's scale, read from the page's #judge-scale JSON by readScale():
   // key -> choice (a grade as text or a flag code), flag code -> label, what to choose.
   // Keys that are not grades (assessment.core.guidelines.RESERVED_KEYS keeps scales off them):
   //   j k t q c g ? Enter Escape ← →, and on document items x . , (static/js/highlight.js)

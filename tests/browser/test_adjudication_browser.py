@@ -1,5 +1,5 @@
 """The adjudication page in real Chromium: three disputes decided with the keyboard alone,
-the stored decisions, and qrels that take the final grades (issue 12 §3). Screenshots in
+the stored decisions, and qrels that take the final grades. Screenshots in
 test-artifacts/adjudication-*.png."""
 
 from __future__ import annotations

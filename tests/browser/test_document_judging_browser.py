@@ -1,4 +1,4 @@
-"""Judging a document in real Chromium (issue 13 §4): the keyboard alone grades it, the query
+"""Judging a document in real Chromium: the keyboard alone grades it, the query
 terms are highlighted and stepped through inside the scrolling document, hostile HTML and TeX
 stay inert, and the Content-Security-Policy refuses nothing."""
 

@@ -1,4 +1,4 @@
-"""A task's guidelines in real Chromium (issue 12 §4): an organizer edits a grade's label and
+"""A task's guidelines in real Chromium: an organizer edits a grade's label and
 definition, an assessor sees them on the judging page and in the key legend, and a binary
 task's judging page takes only its own keys."""
 

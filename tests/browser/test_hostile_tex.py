@@ -1,4 +1,4 @@
-"""Hostile TeX where assessors and organizers read it, in real Chromium (issue 11 §1).
+"""Hostile TeX where assessors and organizers read it, in real Chromium.
 
 Each payload goes into a post body, a thread title, a topic title and question, a formula's
 LaTeX (a Task 2 query formula and candidate), a comment of the collection, assessors' comments

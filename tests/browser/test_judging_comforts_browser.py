@@ -1,4 +1,4 @@
-"""The assessor's comforts in real Chromium (issue 12 §5): drafts that survive a reload, thread
+"""The assessor's comforts in real Chromium: drafts that survive a reload, thread
 keys, Tab through every link, links of posts in new tabs, Task 2 units, menus and error pages."""
 
 from __future__ import annotations

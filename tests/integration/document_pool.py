@@ -1,4 +1,4 @@
-"""A document task's pool built with the factories (issue 13 §4), for the document judging,
+"""A document task's pool built with the factories, for the document judging,
 adjudication, agreement and qrels tests and the browser tests.
 
 Items are made the way pooling makes them: key = docno, document set, one Hit with the

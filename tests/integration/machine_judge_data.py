@@ -1,4 +1,4 @@
-"""Machine judge files for the judged answer task of ``evaluation_data`` (issue 13 §6).
+"""Machine judge files for the judged answer task of ``evaluation_data``.
 
 ``judged_task_with_open_item`` adds A.2 post 203, in the pool but judged by nobody, so a
 machine judge that counts in qrels has a hit to fill. ``JUDGE_GRADES`` grade every pool hit,

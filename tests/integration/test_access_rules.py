@@ -46,7 +46,7 @@ class World:
     users: dict[str, Any]
 
     def publish(self, published: bool) -> None:
-        """Publish the task with its evaluated qrels, or withdraw it (issue 12 §1)."""
+        """Publish the task with its evaluated qrels, or withdraw it."""
         task, organizer = self.data.task, self.users["organizer"]
         if published:
             qrels = EvaluationJob.objects.get(task=task).qrels

@@ -1,4 +1,4 @@
-"""Adjudication of dual-assessed hits whose verdicts differ (issue 6 §7, issue 12 §3): what a
+"""Adjudication of dual-assessed hits whose verdicts differ: what a
 dispute is, the service's rules (scale, idempotence, conflicts), and who may decide."""
 
 from __future__ import annotations

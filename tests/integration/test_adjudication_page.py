@@ -1,4 +1,4 @@
-"""The organizer's adjudication page (issue 12 §3): two panes, every verdict, filters, paging,
+"""The organizer's adjudication page: two panes, every verdict, filters, paging,
 next undecided, counts per topic, the change in agreement, bad parameters, conflicts and the
 number of queries. The test client is a browser without JavaScript: everything works by
 links and a plain form post."""

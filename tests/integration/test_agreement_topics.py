@@ -1,5 +1,5 @@
 """Task agreement: the pooled kappa beside ARQMath-2's mean over topics with defined kappa,
-checked against scikit-learn topic by topic (issue 12 §7)."""
+checked against scikit-learn topic by topic."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Assigning, balancing, moving, revoking and dual assessment (issue 6 §1-2)."""
+"""Assigning, balancing, moving, revoking and dual assessment."""
 
 import pytest
 from hypothesis import given
@@ -107,7 +107,7 @@ def test_move_keeps_judgments_with_their_assessor_when_topic_changes_hands() -> 
     move = assignment_move(assignment=assignment, assessor=new, moved_by=None)
     assignment.refresh_from_db()
     judgment.refresh_from_db()
-    # Issue 11 §2: the old assignment is revoked, not handed over; a new one replaces it.
+    # The old assignment is revoked, not handed over; a new one replaces it.
     assert (assignment.assessor, assignment.revoked_at is not None) == (old, True)
     assert (move.assignment.assessor, move.assignment.replaces) == (new, assignment)
     assert move.assignment.handover == Assignment.Handover.CONTINUE

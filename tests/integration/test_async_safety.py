@@ -1,4 +1,4 @@
-"""Django's async-safety check stays on outside the browser tests (issue 11 §11).
+"""Django's async-safety check stays on outside the browser tests.
 
 tests/browser/conftest.py allows ORM calls beside Playwright's event loop for that package only;
 this module runs after it in a full session and must still see the check."""

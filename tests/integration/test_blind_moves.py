@@ -1,4 +1,4 @@
-"""Moving an assignment keeps the new assessor blind (issue 11 §2), over the pages and REST.
+"""Moving an assignment keeps the new assessor blind, over the pages and REST.
 
 Alice judges part of a topic (one hit revised, one flagged, both with a private comment); the
 organizer moves the topic to Bob, continuing or starting over. Bob must never see or change

@@ -1,4 +1,4 @@
-"""After a blind move (issue 11 §2), qrels, progress, the dashboard and agreement count the
+"""After a blind move, qrels, progress, the dashboard and agreement count the
 judgments the documented precedence says (docs/agreement.md "Moving a topic"): the whole line
 when continued, only the new line when started over, each judgment for its author."""
 

@@ -1,8 +1,9 @@
-"""The rest of assessment for a document task (issue 13 §4): qrels with docnos, adjudication,
+"""The rest of assessment for a document task: qrels with docnos, adjudication,
 agreement, the dashboard and its exports, training rounds with gold qrels by docno.
 
 Judgments go through the judging service; expectations are computed here from the grades the
-test gives, by the rules of DESIGN.md ("Qrels": adjudicated > official > dual, flags unjudged)
+test gives, by the rules of docs/evaluation.md
+(adjudicated > official > dual, flags unjudged)
 or with scikit-learn (kappa), never by the code under test.
 """
 
@@ -80,7 +81,7 @@ def judged_document_task() -> tuple[RetrievalTask, dict[str, Pool]]:
 
 
 def expected_qrels(pools: dict[str, Pool]) -> list[tuple[str, str, int]]:
-    """DESIGN.md "Qrels": the adjudicated grade, else the official verdict, else the dual;
+    """docs/evaluation.md: the adjudicated grade, else the official verdict, else the dual;
     a flag that counts leaves the document unjudged; topics with no grade >= 1 are dropped."""
     rows = []
     for number, verdicts in VERDICTS.items():

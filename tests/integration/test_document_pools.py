@@ -1,4 +1,4 @@
-"""Pools of document tasks (issue 13 §3): the answer-pool rules with docnos, one hit per item
+"""Pools of document tasks: the answer-pool rules with docnos, one hit per item
 pointing to its document, incremental rebuilds, the pool pages, figures, cache and exports.
 
 Runs go in as TREC files through run_submit; the expected pools come from trectools'

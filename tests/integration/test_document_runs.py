@@ -1,4 +1,4 @@
-"""TREC runs of document tasks (issue 13 §3): validated against the task's collection and topics,
+"""TREC runs of document tasks: validated against the task's collection and topics,
 every problem on its line, stored with their docnos only when the whole file is valid; through
 import_run, import_runs, the REST upload and the web form."""
 

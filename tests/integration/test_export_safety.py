@@ -1,4 +1,4 @@
-"""Every CSV/TSV export neutralizes cells a spreadsheet would run as formulas (issue 11 §7).
+"""Every CSV/TSV export neutralizes cells a spreadsheet would run as formulas.
 
 Each export is downloaded the way an organizer does, with hostile text from the people who wrote
 it (a participant's team name and file name, an assessor's comment, an organizer's round name);

@@ -1,4 +1,4 @@
-"""Pages that show a task's guidelines (issue 12 §4): judging, item list, the organizer's
+"""Pages that show a task's guidelines: judging, item list, the organizer's
 guidelines page with preview and versions, adjudication, training, agreement and the admin."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A task's guidelines versions and scale through the services (issue 12 §4): saving,
+"""A task's guidelines versions and scale through the services: saving,
 judgments recording their version, the exact bound of grades and flags, adjudication, qrels,
 agreement and the dashboard following the task's scale and relevance level."""
 

@@ -1,4 +1,4 @@
-"""/healthz: the database, Redis and the worker, each with its own status (issue 11 §3)."""
+"""/healthz: the database, Redis and the worker, each with its own status."""
 
 from __future__ import annotations
 

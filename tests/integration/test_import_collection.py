@@ -132,7 +132,7 @@ BAD_CASES: dict[str, tuple[str, str, str]] = {
         ORPHAN_ANSWER,
         "Posts.xml line 5: answer 42: its question 99 is not in the collection",
     ),
-    # A post already stored is updated (issue 14); one the file gives twice is refused.
+    # A post already stored is updated; one the file gives twice is refused.
     "post twice in the file": (
         "posts",
         POSTS_HEAD + '  <row Id="50" PostTypeId="1" Body="b"/>\n'

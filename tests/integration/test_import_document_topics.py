@@ -1,4 +1,4 @@
-"""import_topics --task document: TREC topics, TSV and JSONL into a document task (issue 13 §2)."""
+"""import_topics --task document: TREC topics, TSV and JSONL into a document task."""
 
 from __future__ import annotations
 

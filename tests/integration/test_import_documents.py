@@ -1,4 +1,4 @@
-"""import_documents on PostgreSQL (issue 13 §1): streamed bulk load, idempotent re-import,
+"""import_documents on PostgreSQL: streamed bulk load, idempotent re-import,
 newer files add and update, any problem stores nothing, ir_datasets from local files only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""import_documents --ir-datasets (issue 13 §1): a dataset registered with local files is
+"""import_documents --ir-datasets: a dataset registered with local files is
 imported; one whose files are missing is refused, and nothing is ever downloaded."""
 
 from __future__ import annotations

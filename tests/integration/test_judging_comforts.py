@@ -1,4 +1,4 @@
-"""Issue 12 §5 on the server side: progress in the task's units, menus per role, error pages,
+"""Judging comforts on the server side: progress in the task's units, menus per role, error pages,
 the favicon, the training form's topics, and what the judging page gives its script."""
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def test_menu_costs_no_query_when_pages_render(django_assert_max_num_queries) ->
     TeamFactory.create().members.add(participant)
     client = _client(participant)
     client.get(reverse("home"))
-    # The session (in the database: issue 11 §3) and the user with its roles: no menu query.
+    # The session (in the database) and the user with its roles: no menu query.
     with django_assert_max_num_queries(2):
         html = client.get(reverse("home")).content.decode()
     assert ">Runs</a>" in html

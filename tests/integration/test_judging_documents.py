@@ -1,4 +1,4 @@
-"""Judging a document (issue 13 §4): the page, the no-JavaScript form and the REST API.
+"""Judging a document: the page, the no-JavaScript form and the REST API.
 
 The pool is made as pooling makes a document pool (key = docno, one hit with the document).
 """

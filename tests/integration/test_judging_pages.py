@@ -273,8 +273,8 @@ def test_pages_and_submit_run_constant_queries_whatever_the_pool_size(
         with django_assert_max_num_queries(6):
             assert client.get(_api(assignment.pk, pool.items[0].pk)).status_code == 200
         verdicts = [{"hit": h.pk, "grade": 2} for h in pool.hits[0]]
-        # 11: reading the assignment's topic with the task's guidelines (issue 12 §4) one,
-        # taking the topic's pool lock (issue 11 §5) one, the session (in the database) one.
+        # 11: reading the assignment's topic with the task's guidelines one,
+        # taking the topic's pool lock one, the session (in the database) one.
         with django_assert_max_num_queries(11):
             response = _post_json(
                 client, _api(assignment.pk, pool.items[0].pk), {"judgments": verdicts}

@@ -1,4 +1,4 @@
-"""Logins resist guessing (issue 11 §8): lockout per account and per address, on the site and
+"""Logins resist guessing: lockout per account and per address, on the site and
 the admin, counted in the database; numeric-only passwords refused."""
 
 from __future__ import annotations

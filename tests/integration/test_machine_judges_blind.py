@@ -1,4 +1,4 @@
-"""Machine judges stay out of assessors' sight and hands (issue 13 §6): not on the judging
+"""Machine judges stay out of assessors' sight and hands: not on the judging
 pages or the REST judging API, not an assessor candidate, never logged in, not in the human
 counts of the dashboard, its assignments neither moved nor revoked; and only organizers may
 import, list or change judges (kernel.access)."""

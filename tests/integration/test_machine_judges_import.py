@@ -1,4 +1,4 @@
-"""Importing machine judges (issue 13 §6): qrels and JSONL, errors with file, line and field,
+"""Importing machine judges: qrels and JSONL, errors with file, line and field,
 items not in the pool skipped and counted, idempotent re-import, replacing a judge's grades,
 document and formula tasks, the CLI, counting in qrels and deleting."""
 

@@ -1,4 +1,4 @@
-"""Machine judges at work (issue 13 §6): one more assessor in the agreement tables (kappa
+"""Machine judges at work: one more assessor in the agreement tables (kappa
 checked with scikit-learn on the same pairs), the gold of a training round, and official qrels
 only when the organizer lets it count."""
 

@@ -72,7 +72,7 @@ def test_move_and_revoke_keep_judgments_when_called_over_rest(api) -> None:
     )
     assert moved.status_code == 200
     assert moved.json()["assessor"] == "zoe"
-    # The move answers with the new assignment (issue 11 §2); revoke that one.
+    # The move answers with the new assignment; revoke that one.
     assert moved.json()["replaces"] == assignment.pk
     new_id = moved.json()["id"]
     revoked = api.post(reverse("assessment_api:organize-assignment-revoke", args=[new_id]))

@@ -1,4 +1,4 @@
-"""pool_build on PostgreSQL: the stored pools follow DESIGN.md's rules, incrementally."""
+"""pool_build on PostgreSQL: the stored pools follow docs/pooling.md's rules, incrementally."""
 
 import time
 from io import StringIO

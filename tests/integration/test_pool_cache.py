@@ -1,4 +1,4 @@
-"""Pool figures and exports come from the cache until the next build (issue 14 §4)."""
+"""Pool figures and exports come from the cache until the next build."""
 
 import re
 

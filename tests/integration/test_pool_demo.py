@@ -1,4 +1,5 @@
-"""The demo campaign's pools, built by a real Celery worker, follow DESIGN.md's rules; real
+"""The demo campaign's pools, built by a real Celery worker, follow docs/pooling.md's
+rules; real
 ARQMath runs pool to exactly each run's first 45 distinct posts."""
 
 import time

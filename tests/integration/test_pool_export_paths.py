@@ -1,4 +1,4 @@
-"""The pool exports and figures read the whole task at once (issue 14 §4) and still say exactly
+"""The pool exports and figures read the whole task at once and still say exactly
 what a topic-by-topic reading of the stored pool says, on PostgreSQL and on the demo's SQLite.
 
 The pool spans several topics, has runs that tie on a rank (ordered by team, then tag), a team
@@ -71,7 +71,7 @@ def _cells(values: tuple[object, ...]) -> str:
 
 def topic_by_topic_export(task: RetrievalTask, kind: str) -> str:
     """Oracle: the export read one topic at a time straight from the stored rows, as it was
-    before issue 14 §4."""
+    before exports were streamed."""
     labels = {run.pk: (run.team.name, run.tag) for run in Run.objects.select_related("team")}
     hits_header = ("topic", "key", "post_id", "formula_id", "display_order", "vote", "runs")
     out = [_cells(hits_header if kind == "hits" else ("topic", "key", "team", "run", "rank"))]

@@ -1,4 +1,4 @@
-"""Rebuilds recompute only the topics whose inputs changed (issue 14 §3), to the same pools."""
+"""Rebuilds recompute only the topics whose inputs changed, to the same pools."""
 
 from io import StringIO
 

@@ -6,7 +6,7 @@ known point (after 30 of 60 topics; after the first of two runs), where the test
 worker with SIGKILL, as a crash would. A fresh worker is started, and the status endpoint the
 page polls (which runs the reaper) is polled until the job is done: the reaper must notice the
 dead worker and queue the job again, and building again must leave exactly what an
-uninterrupted build leaves, all within 2 minutes (issue 11 §4).
+uninterrupted build leaves, all within 2 minutes.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from tests.integration.workers import kill, wait_for, worker_process
 
 TOPICS, RUNS, ROWS = 60, 16, 120
 PAUSE_AFTER = 30  # topics
-RECOVERY_BOUND = 120.0  # seconds from the kill to the job done (issue 11 §4)
+RECOVERY_BOUND = 120.0  # seconds from the kill to the job done
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

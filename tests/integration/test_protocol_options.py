@@ -1,4 +1,4 @@
-"""Protocol options as task settings (issue 12 §7): the averaging convention per task, Task 3
+"""Protocol options as task settings: the averaging convention per task, Task 3
 answer ids per run, ``evaluate --answer-map``, and Task 3 measures on a Task 1 run."""
 
 import io

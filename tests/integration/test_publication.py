@@ -1,4 +1,4 @@
-"""Publishing per task with the official qrels (issue 12 §1): service, pages, REST, CLI."""
+"""Publishing per task with the official qrels: service, pages, REST, CLI."""
 
 import io
 from dataclasses import dataclass

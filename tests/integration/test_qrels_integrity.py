@@ -1,5 +1,5 @@
 """One qrels version per content, even under concurrent exports; one qrels reader for gold
-files too (issue 11 §11)."""
+files too."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Qrels readiness before export, "export anyway", and incomplete qrels said wherever results
-are shown (issue 12 §2)."""
+are shown."""
 
 import io
 import json

@@ -70,7 +70,7 @@ def test_formula_qrels_take_max_instance_grade_and_runs_score_by_visual_id_when_
 
 
 def test_openqa_qrels_count_flags_as_zero_and_runs_get_ar_and_p1_when_judged() -> None:
-    # Issue 12 §7 changed Task 3 rows from one per answer text to one per run's answer id.
+    # Task 3 rows are one per run's answer id, not one per answer text.
     answer_task = RetrievalTaskFactory.create(kind=RetrievalTask.Kind.ANSWER, min_relevant=0)
     openqa = RetrievalTaskFactory.create(
         kind=RetrievalTask.Kind.OPENQA,

@@ -1,4 +1,4 @@
-"""The README's curl upload works as written against the demo (issue 12 §6).
+"""The README's curl upload works as written against the demo.
 
 The test reads the example from README.md ("REST API"), so a change to the example, the demo
 or the upload that breaks it fails here instead of in a reader's terminal."""

@@ -1,4 +1,4 @@
-"""Pool rebuilds and judging at the same time (issue 11 §5), on real PostgreSQL.
+"""Pool rebuilds and judging at the same time, on real PostgreSQL.
 
 Four assessors submit through the REST judging API, each in a thread with its own database
 connection, while the organizer re-uploads a late run through the run service and rebuilds

@@ -1,4 +1,4 @@
-"""Redis stops in the middle of a campaign day: judging and organizing go on (issue 11 §3).
+"""Redis stops in the middle of a campaign day: judging and organizing go on.
 
 The test runs its own redis-server on a spare port (no persistence) and points the app's cache
 and Celery at it, with a real ``celery -A config worker`` subprocess consuming from it. An

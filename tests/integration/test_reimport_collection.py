@@ -1,4 +1,4 @@
-"""Re-running import_collection (issue 14 §2): the same files change nothing and are skipped
+"""Re-running import_collection: the same files change nothing and are skipped
 fast, a newer dump adds and updates exactly what changed, SLT goes in set-based."""
 
 import os

@@ -1,4 +1,4 @@
-"""Bounded input on every upload path (issue 11 §8-9, issue 12 §6): the submitted tag on every
+"""Bounded input on every upload path: the submitted tag on every
 row, bounded text with a clear error, a byte order mark, every problem of a file at once, and
 one upload throttle for the REST API and the web form."""
 

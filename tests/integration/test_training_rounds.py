@@ -1,4 +1,4 @@
-"""Training rounds: items, gold, assignments, submitting, feedback, round agreement (issue 6 §3)."""
+"""Training rounds: items, gold, assignments, submitting, feedback, round agreement."""
 
 from typing import Any
 

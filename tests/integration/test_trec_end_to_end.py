@@ -1,4 +1,4 @@
-"""A TREC-style campaign end to end (issue 13, "Done when"), as its organizer, participants and
+"""A TREC-style campaign end to end ("Done when"), as its organizer, participants and
 assessors would run it, with a small collection the project generates (demo.synthetic.trec):
 
 TREC SGML documents, a TREC topic file with narratives and TREC runs of three teams are

@@ -1,4 +1,4 @@
-"""Agreement over a task's own grade scale (issue 12 §4): 0..G grades, its relevance level."""
+"""Agreement over a task's own grade scale: 0..G grades, its relevance level."""
 
 import math
 

@@ -1,5 +1,4 @@
-"""Collection and topic files: bounded text with a clear error, and a byte order mark accepted
-(issue 11 §9)."""
+"""Collection and topic files: bounded text with a clear error, and a byte order mark accepted."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Document collection parsers (issue 13 §1), whatever the format: gzip, BOM, detection, large
+"""Document collection parsers, whatever the format: gzip, BOM, detection, large
 documents, and checksums that follow the stored fields."""
 
 from __future__ import annotations

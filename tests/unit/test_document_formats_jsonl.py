@@ -1,4 +1,4 @@
-"""Document collection parser, JSONL (issue 13 §1): id, title, body and metadata fields, and
+"""Document collection parser, JSONL: id, title, body and metadata fields, and
 problems naming line and field."""
 
 from __future__ import annotations

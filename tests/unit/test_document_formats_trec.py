@@ -1,4 +1,4 @@
-"""Document collection parser, TREC SGML (issue 13 §1): fields, nesting, file order, and
+"""Document collection parser, TREC SGML: fields, nesting, file order, and
 problems naming file and line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Document collection parser, TSV (issue 13 §1): headerless and named columns, and problems
+"""Document collection parser, TSV: headerless and named columns, and problems
 naming the line."""
 
 from __future__ import annotations

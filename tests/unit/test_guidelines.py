@@ -1,4 +1,4 @@
-"""A task's grade scale and guidelines texts (issue 12 §4): validation, defaults, Markdown."""
+"""A task's grade scale and guidelines texts: validation, defaults, Markdown."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""kernel.params: what each reader accepts and how it refuses (issue 11 §6)."""
+"""kernel.params: what each reader accepts and how it refuses."""
 
 from __future__ import annotations
 

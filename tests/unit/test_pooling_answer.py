@@ -103,7 +103,7 @@ def test_pooled_docnos_follow_trec_eval_ties_when_ids_are_strings(
     rows: list[tuple[int, float, str]], depth: int, expected: list[tuple[str, int]]
 ) -> None:
     assert pooled_posts(rows, depth) == expected
-    # the same order as DESIGN.md's key (rank, -score, -id) gives ids that sort the same way
+    # the same order as docs/pooling.md's key (rank, -score, -id) gives ids that sort the same way
     as_numbers = {docno: n for n, docno in enumerate(sorted({r[2] for r in rows}))}
     numeric = sorted(
         ((r, s, as_numbers[d]) for r, s, d in rows), key=lambda x: (x[0], -x[1], -x[2])

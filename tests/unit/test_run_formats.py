@@ -1,4 +1,4 @@
-"""Run file parsing and validation: every rule of issue 3 item 4, table-driven."""
+"""Run file parsing and validation: every rule of docs/runs.md, table-driven."""
 
 from __future__ import annotations
 

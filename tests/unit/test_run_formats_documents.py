@@ -1,4 +1,4 @@
-"""TREC runs of document tasks, parsed without a database (issue 13 §3)."""
+"""TREC runs of document tasks, parsed without a database."""
 
 from __future__ import annotations
 

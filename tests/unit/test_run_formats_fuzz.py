@@ -62,7 +62,7 @@ ROW = st.tuples(
 
 
 def expected_rows(rows: list[tuple[str, int, str, str]]) -> tuple[list[tuple], list[int]]:
-    """The rules of issue 3 written out plainly: the oracle for the parser's fast path."""
+    """The run file rules (docs/runs.md) written out plainly: the fast path's oracle."""
     accepted, error_lines, seen = [], [], set()
     for line, (topic, post, rank_text, score_text) in enumerate(rows, 1):
         rank = int(rank_text) if rank_text.isdigit() else None

@@ -1,4 +1,4 @@
-"""Run files as hostile input (issue 11 §9, issue 12 §6): the submitted tag on every row,
+"""Run files as hostile input: the submitted tag on every row,
 a byte order mark, scores as trec_eval writes them, bounded text, and every problem at once."""
 
 from __future__ import annotations

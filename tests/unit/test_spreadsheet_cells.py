@@ -1,4 +1,4 @@
-"""safe_cell: OWASP's CSV-injection rule, numbers untouched (issue 11 §7)."""
+"""safe_cell: OWASP's CSV-injection rule, numbers untouched."""
 
 from __future__ import annotations
 

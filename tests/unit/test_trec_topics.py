@@ -1,4 +1,4 @@
-"""Topic files of document tasks: TREC SGML and XML, TSV and JSONL queries (issue 13 §2)."""
+"""Topic files of document tasks: TREC SGML and XML, TSV and JSONL queries."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``manage.py import_judge FILE --campaign C --task KIND --name NAME [--format auto|qrels|jsonl]
-[--counts-in-qrels] [--description TEXT]``: a machine judge's grades (issue 13 §6).
+[--counts-in-qrels] [--description TEXT]``: a machine judge's grades.
 
 The same service as the organizer page and REST: a TREC qrels file or JSONL of topic, id,
 grade and an optional rationale; every problem with file, line and field, nothing stored then;

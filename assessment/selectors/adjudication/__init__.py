@@ -1,4 +1,4 @@
-"""Disputes and their adjudication, as the organizer's judging page shows them (issue 12 §3):
+"""Disputes and their adjudication, as the organizer's judging page shows them:
 ``disputes`` (what a dispute is, and reading them), ``agreement`` (how adjudication changed
 the agreement) and ``page`` (one dispute at a time, with paging and counts)."""
 

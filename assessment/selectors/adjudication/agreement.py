@@ -1,4 +1,4 @@
-"""How adjudication changed the agreement (issue 12 §3), with the pure kappa functions of
+"""How adjudication changed the agreement, with the pure kappa functions of
 assessment/core/agreement.py on the task's scale.
 
 Before: Cohen's kappa between the assessors of each topic over the hits they both graded

@@ -1,4 +1,4 @@
-"""Disputes: hits whose counted official and dual judgments differ (issue 12 §3).
+"""Disputes: hits whose counted official and dual judgments differ.
 
 "Counted" is ``counted_judgments`` (assessment/selectors/handover.py): the judgments that would
 make the qrels, so a revoked assignment's or a start-over move's earlier judgments no longer

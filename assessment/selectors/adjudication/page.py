@@ -1,5 +1,5 @@
 """The organizer's adjudication page: one dispute at a time, with its neighbours, the next
-undecided one, counts per topic and the change in agreement (issue 12 §3).
+undecided one, counts per topic and the change in agreement.
 
 Three queries for the task (guidelines are the caller's, judgments, decisions) and four for
 the dispute on show (its topic, its hit, the post, the threads its HTML links to), whatever

@@ -1,4 +1,4 @@
-"""Live agreement tables, computed on read from the judgments (issue 6 §5).
+"""Live agreement tables, computed on read from the judgments.
 
 One query loads the graded judgments that matter (hits graded by at least two assessors, or a
 training round's judgments), the pure core in ``assessment.core.agreement`` does the rest. Flags are

@@ -40,7 +40,7 @@ Ratings = dict[int, dict[int, int]]  # assessor id -> hit id -> grade
 
 @dataclass(frozen=True)
 class ScalePoints:
-    """What agreement needs of a task's scale (issue 12 §4): its grades 0..G, for the
+    """What agreement needs of a task's scale: its grades 0..G, for the
     (G+1)-way and weighted kappas and alpha, and the relevance level binary kappa uses."""
 
     categories: tuple[int, ...] = GRADES

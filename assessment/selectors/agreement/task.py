@@ -61,7 +61,7 @@ def task_agreement(
     """Agreement between the assessors of a task's official and dual assessments, over the
     task and per topic.
 
-    Its machine judges (issue 13 §6) take part as more assessors, named "machine: NAME",
+    Its machine judges take part as more assessors, named "machine: NAME",
     unless ``machine_judges`` is off (the people's agreement alone). Only hits graded by two
     or more assessors can show (dis)agreement, so the database returns just those (a grouped
     subquery), in one query (plus the assignments and names).

@@ -1,8 +1,8 @@
 """Who judges which topic: official assignments, balancing, moving, revoking, dual assessment.
 
-Issue 6 §1-2: each topic has one active official assignment; an organizer assigns topics by
+Each topic has one active official assignment; an organizer assigns topics by
 hand or balances the unassigned topics of a task so pool sizes per assessor are even; dual
-assessment gives a topic to a second assessor who is blind to the first. Issue 11 §2: moving
+assessment gives a topic to a second assessor who is blind to the first. Moving
 an assignment hands the topic to another assessor who stays blind to the judgments already
 made (see ``assignment_move`` and docs/agreement.md "Moving a topic").
 

@@ -1,4 +1,4 @@
-"""Dual assessment: a second, blind assessment of a topic by another assessor (issue 6 §2).
+"""Dual assessment: a second, blind assessment of a topic by another assessor.
 
 ARQMath's dual assessment: the second assessor is never the official one, and neither sees
 the other's judgments; the topics are chosen by hand or as a seeded sample.

@@ -1,4 +1,4 @@
-"""Moving an assignment to another assessor, blind, and revoking one (issue 11 §2).
+"""Moving an assignment to another assessor, blind, and revoking one.
 
 See docs/agreement.md "Moving a topic": the judgments made so far stay with their authors;
 after a continue-move they count as done, after a start-over they no longer count.
@@ -82,7 +82,7 @@ def assignment_move(
     moved_by: User | None,
     handover: str = Assignment.Handover.CONTINUE,
 ) -> AssignmentMove:
-    """Hand an active official or dual assignment to another assessor, blind (issue 11 §2).
+    """Hand an active official or dual assignment to another assessor, blind.
 
     The assignment is revoked and a new one for ``assessor`` replaces it, so the judgments
     made so far stay under their own assignment and author, with their revisions; the new

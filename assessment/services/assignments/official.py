@@ -1,6 +1,6 @@
 """Official assignments: topics given to an assessor by hand, or balanced by pool size.
 
-Issue 6 §1: each topic has one active official assignment; balancing spreads a task's
+Each topic has one active official assignment; balancing spreads a task's
 unassigned topics so the hits each assessor holds are even.
 """
 

@@ -1,6 +1,6 @@
 """What every assignment write obeys, whichever way the topics are given.
 
-A machine judge's account is never given topics (issue 13 §6); the database keeps one active
+A machine judge's account is never given topics; the database keeps one active
 official assignment per topic, and a request that loses that race gets an AssignmentError.
 """
 
@@ -41,7 +41,7 @@ def active(queryset: Manager[Assignment] | QuerySet[Assignment]) -> QuerySet[Ass
 
 
 def machines_refuse(people: Iterable[User]) -> None:
-    """A machine judge's account is never given topics (issue 13 §6): its grades are imported."""
+    """A machine judge's account is never given topics: its grades are imported."""
     names = MachineJudge.objects.filter(account__in=[p.pk for p in people]).values_list(
         "name", flat=True
     )

@@ -60,7 +60,7 @@ class SltRow(NamedTuple):
 
 
 # Longest cells stored: the columns' widths (Formula.visual_id, old_visual_id, issue) and a
-# bound on a formula's LaTeX or MathML (issue 11 §9: every stored text is bounded).
+# bound on a formula's LaTeX or MathML (every stored text is bounded).
 CELL_LIMITS = {"visual_id": 40, "old_visual_id": 40, "issue": 20, "formula": 1_000_000}
 MAX_ID_CHARS, MAX_ISSUE_CHARS = CELL_LIMITS["visual_id"], CELL_LIMITS["issue"]
 MAX_FORMULA_CHARS = CELL_LIMITS["formula"]

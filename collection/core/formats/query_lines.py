@@ -1,4 +1,4 @@
-"""Query files with one topic a line: TSV (``qid<TAB>query``) and JSONL (issue 13 §2).
+"""Query files with one topic a line: TSV (``qid<TAB>query``) and JSONL.
 
 TSV: two tab-separated columns, no quoting (queries hold quotes, as MS MARCO's do). An optional
 header row (``qid query``, ``query_id text``, …) may name more columns: ``description`` and

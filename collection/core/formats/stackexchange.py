@@ -15,7 +15,7 @@ from collection.core.formats.errors import ImportFileError
 from collection.core.formats.topics import split_tags
 
 QUESTION, ANSWER = 1, 2
-# Bounds on the dump's text (issue 11 §9: every stored text is bounded), far above Stack
+# Bounds on the dump's text (every stored text is bounded), far above Stack
 # Exchange's own (titles 150 characters, bodies 30,000, comments 600).
 TEXT_LIMITS = {"Title": 1_000, "Tags": 2_000, "Body": 1_000_000, "Text": 100_000}
 

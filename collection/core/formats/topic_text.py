@@ -1,4 +1,4 @@
-"""Topics of document tasks (issue 13 §2): the record every topic format parses into, how a
+"""Topics of document tasks: the record every topic format parses into, how a
 topic file's bytes become text, and the bounds a topic must keep.
 
 A topic file may be gzip-compressed (recognised by its magic bytes, whatever its name) and may
@@ -22,7 +22,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = "\ufeff"
 MAX_TOPIC_FILE_BYTES = 256 * 1024 * 1024  # after decompression: a gzip bomb stops here
 
-# Bounds of what a topic stores (issue 11 §9: every stored text is bounded). The number is a
+# Bounds of what a topic stores (every stored text is bounded). The number is a
 # token of run and qrels files (Topic.number, TOPIC_NUMBER_MAX_CHARS); queries of some sets run
 # to a few thousand characters (ArguAna's are whole arguments).
 LIMITS = {

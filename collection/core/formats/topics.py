@@ -19,7 +19,7 @@ from collection.core.formats.tabular import TsvReader, open_text, parse_int
 TopicForm = Literal["answer", "formula"]
 _FIELDS = {"Title", "Question", "Tags", "Formula_Id", "Latex"}
 
-# Bounds on what a topic file may store (issue 11 §9), far above ARQMath's own topics (titles
+# Bounds on what a topic file may store, far above ARQMath's own topics (titles
 # up to 338 characters, questions 4,748, query LaTeX 197, MathML 11,704). The number and the
 # formula id are bounded by their columns (Topic.number, Topic.formula_id).
 LIMITS = {

@@ -1,4 +1,4 @@
-"""Visual ids: which formula instances look the same (DESIGN.md, "Formats accepted").
+"""Visual ids: which formula instances look the same (docs/runs.md).
 
 ARQMath groups formula instances that are rendered identically under one *visual id*. Where the
 formula index gives one, it is kept (as its decimal text). Where it does not, one is computed

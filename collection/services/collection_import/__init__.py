@@ -1,5 +1,5 @@
-"""Import the collection: Stack Exchange posts and comments, formula index, SLT (issue 2, item 4;
-re-runnable and resumable since issue 14).
+"""Import the collection: Stack Exchange posts and comments, formula index, SLT; re-runnable
+and resumable.
 
 ``collection_import`` takes the files in dependency order (posts, comments, formulas, SLT), one
 transaction each, and keeps a ledger of them (``CollectionImport``, ledger.py):

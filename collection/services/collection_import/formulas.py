@@ -123,7 +123,8 @@ def formulas_load(path: str | Path, progress: ProgressCallback | None = None) ->
     added, changed ones updated.
 
     Each formula's post, thread and (for comments) comment must be in the collection. A row
-    without a visual id gets one computed from its LaTeX (DESIGN.md; SLT replaces it later).
+    without a visual id gets one computed from its LaTeX
+    (docs/collection-import.md; SLT replaces it later).
     """
     reporter = Reporter("formulas", path, progress)
     fresh = is_fresh(load_path(vendor=connection.vendor, empty=table_is_empty(Formula)))

@@ -11,9 +11,9 @@
   file now leaves empty (a failed conversion).
 
 Either way a formula whose visual id was computed (the index gave none) has it computed again
-from its new MathML: DESIGN.md prefers the symbol layout to the LaTeX. ARQMath's v3 index
-gives every visual id, and the partial index ``formula_computed_visual_id`` makes finding none
-of them a look-up of nothing.
+from its new MathML: the symbol layout is preferred to the LaTeX (docs/collection-import.md).
+ARQMath's v3 index gives every visual id, and the partial index
+``formula_computed_visual_id`` makes finding none of them a look-up of nothing.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Import a document collection (issue 13 §1): a TREC SGML, JSONL or TSV file (plain or gzip)
+"""Import a document collection: a TREC SGML, JSONL or TSV file (plain or gzip)
 or an ir_datasets dataset present locally, into a named DocumentCollection.
 
 ``documents_import`` streams the source in constant memory and bulk-loads it (load.py) in one

@@ -1,5 +1,5 @@
 """``manage.py publish_results``: publish a task's results with its official qrels version,
-or withdraw them (issue 12 §1). The same service as the /results/ page and REST."""
+or withdraw them. The same service as the /results/ page and REST."""
 
 from __future__ import annotations
 

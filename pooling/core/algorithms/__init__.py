@@ -1,4 +1,4 @@
-"""The pooling rules of DESIGN.md as plain functions over plain ranked lists (no Django).
+"""The pooling rules of docs/pooling.md as plain functions over plain ranked lists (no Django).
 
 Randomness always comes from an injected ``random.Random``; ``item_rng`` derives one per pool
 item so that a choice never depends on which other items or runs a build happened to see.

@@ -1,10 +1,10 @@
 """Answer pools (Task 1) and document pools: each run's first ``depth`` distinct documents,
 and their union.
 
-DESIGN.md "Answer pools": for each topic take each run's rows in rank order (ties: score
+docs/pooling.md: for each topic take each run's rows in rank order (ties: score
 descending, then document id descending — trec_eval's order), keep its first ``depth`` distinct
 posts; the pool is the union; every (run, rank) contribution is remembered. Document tasks
-(issue 13 §3) follow the same rules with docnos (strings) for post ids; trec_eval compares
+follow the same rules with docnos (strings) for post ids; trec_eval compares
 docnos as byte strings, which for UTF-8 text is Python's order of ``str``.
 """
 

@@ -1,6 +1,7 @@
 """Display order of pool items: a seeded shuffle, stable across incremental rebuilds.
 
-DESIGN.md: "Display order: a seeded shuffle of the pool" and "nothing already judged is removed
+docs/pooling.md: "Display order: a seeded shuffle of the pool" and "nothing already judged is
+removed
 or re-ordered". Items already in the pool keep their position; items a rebuild adds come after
 every existing one, shuffled among themselves, so assessors never see the order of any run.
 """

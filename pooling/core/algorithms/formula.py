@@ -1,6 +1,6 @@
 """Formula pools (Task 2): visually distinct formulae, walked to ``k`` per run.
 
-DESIGN.md "Formula pools": map each row's formula id to its visual id. For each run and topic walk
+docs/pooling.md: map each row's formula id to its visual id. For each run and topic walk
 the ranked list, counting distinct visual ids, until ``k`` have been seen; the rows walked so far
 are that run's pooled rows (pool depth = rank of the first instance of the k-th visual id). The
 pool is the union of visual ids. For each pooled visual id, its candidate instances are the

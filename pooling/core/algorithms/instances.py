@@ -1,7 +1,7 @@
 """Which formula instances of a visually distinct formula are judged (at most N).
 
 Two policies, chosen per task:
-- ``vote`` (ARQMath-2/3, DESIGN.md "Formula pools"): each candidate instance votes with the sum
+- ``vote`` (ARQMath-2/3, docs/pooling.md): each candidate instance votes with the sum
   over runs of 1/rank; the N with the highest votes are chosen, ties broken by the seeded RNG.
 - ``thread`` (ARQMath-1 2020 assessment guidelines): choose at most N answers containing the
   formula: all if there are at most N; else one per thread first, randomly, then random others;

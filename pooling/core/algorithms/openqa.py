@@ -1,6 +1,6 @@
 """Open-domain QA answers (Task 3) join the answer pool of the topic with the same number.
 
-DESIGN.md "Pooling": every answer (one per topic per run) goes into the pool of the answer
+docs/pooling.md: every answer (one per topic per run) goes into the pool of the answer
 task's topic with the same number (A.x), judged with Task 1's criteria in the same assignments.
 Two runs giving the very same text share one pool item (it is judged once).
 """

@@ -1,11 +1,11 @@
 """How runs share pool items: per run its unique items, per team its unique items, per pair of
-runs the items both pooled (the organizers' overlap table, issue 4 "Pool statistics").
+runs the items both pooled (the organizers' overlap table).
 
 Each run's items become one bit set (a Python int, a bit per distinct item), so a pair's shared
 items are one AND and a bit count, whatever the number of items the two share. Counting pairs
 row by row (a self-join in SQL, a loop over each item's runs in Python) grows with the square of
 the runs that share an item: at full size (40 runs, 100 topics) that was 180,000 pairs per task
-and most of the 0.5 s the statistics took uncached (issue 14 §4).
+and most of the 0.5 s the statistics took uncached.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A topic's pool as the items a build should hold: the rules of answer.py, formula.py and
-openqa.py applied with each run's depth from settings.py (DESIGN.md "Pooling"); document
-tasks pool docnos by the answer rules (issue 13 §3)."""
+openqa.py applied with each run's depth from settings.py (docs/pooling.md); document
+tasks pool docnos by the answer rules."""
 
 import math
 from collections.abc import Iterable, Sequence

@@ -1,6 +1,6 @@
 """Pooling settings of a task and the depth each run is pooled to.
 
-DESIGN.md "Pooling" (ARQMath-3 defaults): answer pools take 45 posts of a primary run and 20 of
+docs/pooling.md (ARQMath-3 defaults): answer pools take 45 posts of a primary run and 20 of
 an alternate; formula pools take k = 25 visually distinct formulae of a primary run and 15 of an
 alternate, with at most N = 5 instances judged per visually distinct formula. Baselines flagged
 "pool as primary" use the primary values; a run's own override wins over both.

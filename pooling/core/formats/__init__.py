@@ -1,4 +1,4 @@
-"""Run file parsing and validation: pure Python, no Django (issue 3, items 3 and 4).
+"""Run file parsing and validation: pure Python, no Django.
 
 Public API: ``read_run(stream, name=, context=, max_bytes=)`` and ``read_run_path(path)``
 return a ``ParsedRun`` (``RunReading`` does it in two steps, to store rows while a file

@@ -1,4 +1,4 @@
-"""TREC runs of document tasks (issue 13 §3): ``topic Q0 docno rank score tag``, docno a string.
+"""TREC runs of document tasks: ``topic Q0 docno rank score tag``, docno a string.
 
 The fast path of reader.py for one-id layouts, for string ids: a well-formed line costs a split,
 a decode and a few C-level checks; anything unusual goes to the reader's ``slow_line``, whose

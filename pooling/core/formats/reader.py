@@ -1,4 +1,4 @@
-"""Reading and validating a whole run file (issue 3, item 4): every problem with its line.
+"""Reading and validating a whole run file: every problem with its line.
 
 Rules checked here, in one streaming pass plus a pass over the parsed rows:
 wrong column count, a topic not of this task, rank not an integer in 1..1000, score not a
@@ -8,7 +8,7 @@ changes within the file), ids the collection does not know (through the RunConte
 document tasks, docnos not in the task's collection), an empty or binary file, a file over the
 size limit. A UTF-8 byte order mark is skipped. The
 collection checks run on every well-formed row even when other rows have errors, so one upload
-reports every problem at once (issue 12 §6). Warnings: topics with no rows, ranks not in score
+reports every problem at once. Warnings: topics with no rows, ranks not in score
 order, Task 3 answers with an odd number of ``$``.
 
 Speed: a line that is well formed takes the fast path in ``_read_rows`` (split, a few C-level

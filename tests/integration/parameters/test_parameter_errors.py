@@ -1,5 +1,5 @@
 """Bad parameters get a clear answer naming what is wrong: a 400 naming the parameter in the
-API, a 404 for a page whose id is bad, the field named in the judging form (issue 11 §6)."""
+API, a 404 for a page whose id is bad, the field named in the judging form."""
 
 from __future__ import annotations
 

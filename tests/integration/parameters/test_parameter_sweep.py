@@ -10,7 +10,7 @@ assessor and an organizer over a small judged campaign, with
   alone and repeated beside a valid value (``?task=1&task=²``),
 - the generic set (``task``, ``qrels``, ``limit``, … sent to every URL at once),
 
-and every answer must be below 500 (issue 11 §6). The admin's URLs are not swept: they are
+and every answer must be below 500. The admin's URLs are not swept: they are
 Django's own views (its ModelAdmin validates object ids and its changelist parameters itself),
 no code of this project reads their parameters, and they would triple the test's time.
 """

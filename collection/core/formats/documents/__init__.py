@@ -1,4 +1,4 @@
-"""Document collections (issue 13): TREC SGML, JSONL and TSV files, plain or gzip, streamed.
+"""Document collections: TREC SGML, JSONL and TSV files, plain or gzip, streamed.
 
 ``read_documents(path, file_format, problems)`` yields checked ``DocumentRecord``s in file
 order, in constant memory (one document at a time), and adds every problem it finds, with its
