@@ -17,6 +17,7 @@ from collection.core.formats.errors import ImportFileError
 from collection.core.formats.topic_text import QueryTopic
 from collection.core.formats.trec_topics import TopicFormat, parse_query_topics
 from collection.models import Campaign, DocumentCollection, RetrievalTask, Topic
+from collection.services.tasks import task_get_or_create
 
 _BATCH = 2_000
 _FIELDS = ("title", "description", "narrative", "metadata")
@@ -50,11 +51,7 @@ def _document_task(
                 path, None, f"campaign {campaign_name!r} has no document task (create=False)"
             )
         campaign, _ = Campaign.objects.get_or_create(name=campaign_name)
-        # TREC counts every grade from 1 as relevant (binary measures, binary kappa, the
-        # minimum-relevant rule): the built-in document scale is 0-2.
-        task, _ = RetrievalTask.objects.get_or_create(
-            campaign=campaign, kind=kind, defaults={"collection": collection, "relevance_level": 1}
-        )
+        task, _ = task_get_or_create(campaign=campaign, kind=kind, collection=collection)
     if task.collection_id != collection.pk:
         judged = task.collection.name if task.collection else ""
         raise ImportFileError(

@@ -18,6 +18,7 @@ from collection.core.formats.trec_topics import TopicFormat
 from collection.core.formats.visual_ids import visual_id_for
 from collection.models import Campaign, RetrievalTask, Topic, TopicFormula
 from collection.services.document_topics_import import document_topics_import
+from collection.services.tasks import task_get_or_create
 
 _FORM_OF_KIND = {
     RetrievalTask.Kind.ANSWER: "answer",
@@ -73,7 +74,7 @@ def _task(*, path: str | Path, campaign_name: str, task_kind: str, create: bool)
         raise ImportFileError(path, None, f"unknown task kind {task_kind!r}")
     if create:
         campaign, _ = Campaign.objects.get_or_create(name=campaign_name)
-        task, _ = RetrievalTask.objects.get_or_create(campaign=campaign, kind=task_kind)
+        task, _ = task_get_or_create(campaign=campaign, kind=task_kind)
         return task
     try:
         return RetrievalTask.objects.select_related("campaign").get(

@@ -2,10 +2,9 @@
 
 A task names its official measures as ``evaluate --measure`` takes them (trec_eval's or
 ir_measures' names, ``evaluation.core.trec_names``). None named: the defaults of the task's kind.
-The
-ARQMath kinds keep exactly the measures they were published with: nDCG', MAP', P'@10 (answer and
-formula tasks, ``evaluation.core.measures.PrimeEvaluator``) and AR, P@1 (open QA). A document task
-defaults to trec_eval's usual ad hoc measures. Binary measures count a grade as relevant from
+The ARQMath kinds keep exactly the measures they were published with: nDCG', MAP', P'@10 (answer
+and formula tasks, ``evaluation.core.measures.PrimeEvaluator``) and AR, P@1 (open QA). A document
+task defaults to trec_eval's usual ad hoc measures. Binary measures count a grade as relevant from
 the task's relevance level unless a name says otherwise (``AP(rel=1)``).
 """
 
@@ -33,6 +32,19 @@ def official_measure_names(kind: str, names: Sequence[str]) -> list[str] | None:
         return list(names)
     defaults = KIND_DEFAULTS.get(kind)
     return list(defaults) if defaults is not None else None
+
+
+def unjudged_rule(kind: str, names: Sequence[str]) -> str:
+    """How the task's measures score a retrieved item nobody judged, in the reader's words."""
+    if official_measure_names(kind, names) is None:
+        if kind == "openqa":
+            return "an unjudged answer scores 0 in AR and P@1"
+        # ARQMath's prime measures (ARQMath-1 §4.3): unjudged hits are removed from each run.
+        return "unjudged results are left out before scoring (ARQMath's prime measures)"
+    return (
+        "unjudged results count as not relevant, as trec_eval counts them; bpref and the "
+        "judged-only measures leave them out"
+    )
 
 
 def default_text(kind: str) -> str:

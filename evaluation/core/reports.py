@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaluation.core.official import unjudged_rule
 from evaluation.core.trec_names import parse_measures
 from kernel.core.spreadsheet import safe_cell, safe_row
 
@@ -65,12 +66,13 @@ def sort_rows(
     return sorted(rows, key=order)
 
 
-def incomplete_note(unjudged: int, pool_items: int | None) -> str:
-    """What results on a qrels version exported with unjudged items must say."""
+def incomplete_note(unjudged: int, pool_items: int | None, rule: str) -> str:
+    """What results on a qrels version exported with unjudged items must say; ``rule`` is how
+    the task's measures score an unjudged item (``evaluation.core.official.unjudged_rule``)."""
     of = f" of {pool_items}" if pool_items else ""
     return (
         f"Incomplete qrels: {unjudged}{of} pool items were unjudged when they were exported; "
-        "unjudged results are left out before scoring."
+        f"{rule}."
     )
 
 
@@ -79,12 +81,16 @@ def average_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return [AVERAGE_TEXT[a] for a in sorted({str(r["average"]) for r in rows if "average" in r})]
 
 
-def protocol_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The averaging convention(s) and, for incomplete qrels, a warning: one line each."""
+def protocol_notes(
+    rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None
+) -> list[str]:
+    """The averaging convention(s) and, for incomplete qrels, a warning: one line each.
+    ``columns`` given: the rows were scored with those trec_eval measures."""
     notes = average_notes(rows)
     unjudged = max((int(r.get("qrels_unjudged") or 0) for r in rows), default=0)
     if unjudged:
-        notes.append(incomplete_note(unjudged, rows[0].get("qrels_pool_items")))
+        rule = unjudged_rule(kind, [key for key, _, _ in columns or ()])
+        notes.append(incomplete_note(unjudged, rows[0].get("qrels_pool_items"), rule))
     return notes
 
 
@@ -100,6 +106,7 @@ def _cell(row: Mapping[str, Any], key: str, digits: int) -> str:
 
 def as_table(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
     """A plain-text table that fits 100 columns (ARQMath's three measures), then the notes."""
+    notes = protocol_notes(rows, kind, columns)
     columns = columns or COLUMNS[family(kind)]
     widths = [max(8, len(h) + 1) for _, h, _ in columns]
     head = f"{'Run':<{NAME_WIDTH}} {'File':<{FILE_WIDTH}}" + "".join(
@@ -115,7 +122,7 @@ def as_table(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | No
         )
         coverage = f"{row['run_topics']}/{row['topics']}{row['judged_at_10']:>11.3f}"
         lines.append(f"{name:<{NAME_WIDTH}} {file:<{FILE_WIDTH}}{values}{coverage:>19}")
-    notes = [textwrap.fill(note, len(head)) for note in protocol_notes(rows)]
+    notes = [textwrap.fill(note, len(head)) for note in notes]
     return "\n".join(lines + ([""] if notes else []) + notes) + "\n"
 
 
@@ -165,13 +172,14 @@ def as_json(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | Non
 
 def as_latex(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
     """A booktabs table, the best value of each measure in bold, as ARQMath's papers show."""
+    notes = protocol_notes(rows, kind, columns)
     columns = columns or COLUMNS[family(kind)]
     ordered = sort_rows(rows, kind, columns)
     best = {
         k: max((v for r in ordered if (v := _value(r, k)) is not None), default=0.0)
         for k, _, _ in columns
     }
-    lines = [f"% {note}" for note in protocol_notes(rows)] + [
+    lines = [f"% {note}" for note in notes] + [
         "\\begin{tabular}{l" + "r" * len(columns) + "}",
         "\\toprule",
         "Run & " + " & ".join(h for _, _, h in columns) + " \\\\",

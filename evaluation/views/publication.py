@@ -53,7 +53,7 @@ def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
         context |= {
             "scored": selectors.result_rows(scored, job, chosen, selectors.task_columns(task)),
             "not_scored": selectors.runs_not_scored(task, chosen, user=None),
-            "qrels_notice": qrels_notice(chosen),
+            "qrels_notice": qrels_notice(chosen, task),
         }
         context["teams"] = sorted({row["team"] for row in context["scored"]})
     return render(request, "evaluation/publication.html", context)

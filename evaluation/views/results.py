@@ -14,7 +14,7 @@ from collection.access import task_for
 from collection.models import RetrievalTask
 from evaluation import selectors
 from evaluation.access import results_open_to
-from evaluation.core.official import official_measure_names
+from evaluation.core.official import official_measure_names, unjudged_rule
 from evaluation.core.qrels import natural_key
 from evaluation.core.reports import (
     AVERAGE_TEXT,
@@ -46,11 +46,13 @@ def results_index(request: HttpRequest) -> HttpResponse:
     return render(request, "evaluation/index.html", {"tasks": tasks})
 
 
-def qrels_notice(qrels: QrelsVersion | None) -> str:
-    """The warning every page showing results on ``qrels`` carries when it was incomplete."""
+def qrels_notice(qrels: QrelsVersion | None, task: RetrievalTask) -> str:
+    """The warning every page showing results on ``qrels`` carries when it was incomplete,
+    saying how this task's measures score the unjudged items."""
     if qrels is None or not qrels.is_incomplete:
         return ""
-    return incomplete_note(qrels.unjudged_items or 0, qrels.pool_items)
+    rule = unjudged_rule(task.kind, task.official_measures)
+    return incomplete_note(qrels.unjudged_items or 0, qrels.pool_items, rule)
 
 
 @login_required
@@ -88,7 +90,7 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "rows": rows,
         "not_scored": (selectors.runs_not_scored(task, qrels, user=request.user) if qrels else []),
         "average_notes": average_notes(rows) or [AVERAGE_TEXT[task.average]],
-        "qrels_notice": qrels_notice(qrels),
+        "qrels_notice": qrels_notice(qrels, task),
         "columns": columns,
         "measures_text": _measures_text(task),
         "measure": measure,

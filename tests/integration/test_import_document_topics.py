@@ -161,3 +161,20 @@ def test_arqmath_tasks_refuse_a_collection_or_a_document_format(tmp_path) -> Non
     with pytest.raises(CommandError, match="ARQMath topic XML"):
         run_import(path, "--task", "answer", "--collection", "news")
     assert "1 topics created" in run_import(path, "--task", "answer")
+
+
+def test_a_new_document_task_starts_trec_style_and_says_so(tmp_path: Path) -> None:
+    """TREC keeps every topic, counts grade 1 (Relevant) as relevant and pools runs to depth
+    100; an ARQMath task keeps ARQMath-3's rules. The organizer is told what was chosen."""
+    DocumentCollectionFactory.create(name="news")
+    path = tmp_path / "topics.301-302"
+    path.write_text(TOPICS)
+    output = run_import(path, "--task", "document", "--collection", "news")
+    task = RetrievalTask.objects.get(campaign__name="News-2026", kind="document")
+    assert (task.min_relevant, task.relevance_level) == (0, 1)
+    assert (task.primary_depth, task.alternate_depth) == (100, 0)
+    assert "Created the document task of News-2026 with its kind's defaults" in output
+    assert "qrels keep every judged topic" in output
+    assert "primary runs to depth 100, alternates not pooled" in output
+    again = run_import(path, "--task", "document", "--collection", "news")
+    assert "Created the" not in again  # an existing task keeps the organizer's settings

@@ -9,6 +9,7 @@ from evaluation.core.answers import (
     answer_map_parse,
 )
 from evaluation.core.measures import best_ranked, evaluate_openqa_answers
+from evaluation.core.official import unjudged_rule
 from evaluation.core.qrels import DEFAULT_PRECEDENCE, JudgmentRecord, QrelsEntry, counting_judgments
 from evaluation.core.readiness import PoolHit, qrels_readiness
 from evaluation.core.reports import as_csv, as_latex, as_table, per_topic_csv
@@ -169,3 +170,18 @@ def test_relevant_counts_use_the_task_level_and_every_grade_of_a_four_point_scal
     assert [t.topic for t in binary.dropped_topics] == ["2"]
     graded = qrels_readiness(hits, chosen, min_relevant=1, relevant_from=2)
     assert [t.relevant for t in graded.topics] == [1, 0]  # grade 4 counts; 1 is below level
+
+
+def test_incomplete_note_says_what_each_kind_does_with_unjudged_results_when_scored() -> None:
+    # ARQMath's prime measures remove unjudged hits (ARQMath-1 §4.3); trec_eval counts them
+    # as not relevant (a document task's MAP includes them as misses); Task 3 scores them 0.
+    row = {**ROW, "average": "all", "qrels_complete": False, "qrels_unjudged": 3}
+    row["qrels_pool_items"] = 12
+    assert "left out before scoring (ARQMath's prime measures)" in as_table([row], "answer")
+    trec_columns = [("map", "MAP", "MAP"), ("P_10", "P@10", "P@10")]
+    trec_row = {**row, "map": 0.5, "P_10": 0.1}
+    document = as_latex([trec_row], "document", trec_columns)
+    assert "unjudged results count as not relevant, as trec_eval counts them" in document
+    assert "left out" not in document.split("bpref")[0]
+    assert unjudged_rule("openqa", []) == "an unjudged answer scores 0 in AR and P@1"
+    assert unjudged_rule("answer", ["map"]).startswith("unjudged results count as not relevant")

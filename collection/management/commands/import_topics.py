@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collection.core.formats.errors import ImportFileError
 from collection.core.formats.trec_topics import TOPIC_FORMATS
+from collection.core.task_defaults import KIND_DEFAULTS, defaults_summary
 from collection.models import RetrievalTask
 from collection.services import topics_import
 
@@ -41,6 +42,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        kind = options["task"]
+        existed = RetrievalTask.objects.filter(
+            campaign__name=options["campaign"], kind=kind
+        ).exists()
         try:
             report = topics_import(
                 path=options["path"],
@@ -60,3 +65,8 @@ class Command(BaseCommand):
                 f"{report.unchanged} unchanged"
             )
         )
+        if not existed and kind in KIND_DEFAULTS:
+            self.stdout.write(
+                f"Created the {kind} task of {options['campaign']} with its kind's defaults: "
+                f"{defaults_summary(kind)}. Change them in the admin (Retrieval tasks)."
+            )
