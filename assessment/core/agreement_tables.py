@@ -31,6 +31,9 @@ class PairAgreement(Generic[A]):
     kappa_linear: Agreement
     kappa_quadratic: Agreement
     percentage: Agreement
+    # Each of the two gave some shared hit a relevant grade (ARQMath-2's condition for a
+    # topic's kappa to count in the mean over topics).
+    both_found_relevant: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ def pair_agreement(
         kappa_linear=kappa_of_pairs(pairs, weights="linear", categories=categories),
         kappa_quadratic=kappa_of_pairs(pairs, weights="quadratic", categories=categories),
         percentage=percentage,
+        both_found_relevant=any(x for x, _ in binary) and any(y for _, y in binary),
     )
 
 
@@ -134,27 +138,36 @@ def assessor_means(pairs: Iterable[PairAgreement[A]]) -> list[AssessorMean[A]]:
 L = TypeVar("L", bound=Hashable)  # a topic label
 
 
+NO_RELEVANT_FROM_BOTH = "not both assessors found a relevant hit"
+
+
 @dataclass(frozen=True)
 class TopicMean(Generic[L]):
-    """The mean of per-topic agreements over the topics where it is defined, and the topics
-    left out with the reason (ARQMath-2's post-assessment kappa)."""
+    """The mean of per-topic agreements over the topics ARQMath-2 counted, and the topics left
+    out with the reason."""
 
     mean: Agreement  # ``n`` counts the topics averaged
     left_out: list[tuple[L, str]]
 
 
-def mean_over_topics(per_topic: Iterable[tuple[L, Agreement]]) -> TopicMean[L]:
-    """ARQMath-2 averaged each dual-assessed topic's kappa, leaving out topics where kappa is
-    undefined (fewer than 2 shared hits, no variation) instead of counting them as 0."""
+def mean_over_topics(per_topic: Iterable[tuple[L, Agreement, bool]]) -> TopicMean[L]:
+    """ARQMath-2's post-assessment kappa: the mean of each dual-assessed topic's kappa over the
+    topics where both assessors found some relevant (H+M) hits, because "meaningful values of
+    kappa can not be calculated" for the others (ARQMath-2 overview, assessor agreement). The
+    4-way and the binary mean are taken over that same set of topics; a topic in it whose kappa
+    is still undefined (fewer than 2 shared hits, no variation) is left out too, never counted
+    as 0. ``per_topic``: (label, kappa, both assessors found a relevant hit)."""
     values: list[float] = []
     left_out: list[tuple[L, str]] = []
-    for label, agreement in per_topic:
-        if agreement.value is None:
+    for label, agreement, both_found_relevant in per_topic:
+        if not both_found_relevant:
+            left_out.append((label, NO_RELEVANT_FROM_BOTH))
+        elif agreement.value is None:
             left_out.append((label, agreement.reason))
         else:
             values.append(agreement.value)
     if not values:
-        return TopicMean(Agreement(None, 0, "no topic with a defined kappa"), left_out)
+        return TopicMean(Agreement(None, 0, "no topic with a meaningful kappa"), left_out)
     return TopicMean(Agreement(statistics.fmean(values), len(values)), left_out)
 
 

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
 from assessment.core.agreement import (
-    FEWER_THAN_TWO,
     NO_VARIATION,
     Agreement,
     bootstrap_ci,
@@ -20,6 +19,7 @@ from assessment.core.agreement import (
     kappa_of_pairs,
 )
 from assessment.core.agreement_tables import (
+    NO_RELEVANT_FROM_BOTH,
     assessor_means,
     mean_over_topics,
     pairwise_agreements,
@@ -106,9 +106,12 @@ topic_pairs = st.lists(
 
 
 def sklearn_mean_over_topics(topics: list[list[tuple[int, int]]], binary: bool) -> list[float]:
-    """Each topic's kappa by scikit-learn where it is defined (2+ hits, not NaN)."""
+    """ARQMath-2's rule by scikit-learn: each topic's kappa where both assessors gave some
+    shared hit H or M (grade >= 2) and kappa is defined (2+ hits, not NaN)."""
     values = []
     for pairs in topics:
+        if not (any(a >= 2 for a, _ in pairs) and any(b >= 2 for _, b in pairs)):
+            continue
         if len(pairs) < 2:
             continue
         if binary:
@@ -121,15 +124,20 @@ def sklearn_mean_over_topics(topics: list[list[tuple[int, int]]], binary: bool) 
     return values
 
 
+def both_relevant(pairs: list[tuple[int, int]]) -> bool:
+    return any(a >= 2 for a, _ in pairs) and any(b >= 2 for _, b in pairs)
+
+
 @settings(max_examples=200, deadline=None)
 @given(topics=topic_pairs, binary=st.booleans())
-def test_mean_over_topics_matches_sklearn_per_topic_when_undefined_topics_are_left_out(
+def test_mean_over_topics_matches_sklearn_when_topics_without_relevant_from_both_are_left_out(
     topics, binary
 ) -> None:
     per_topic = []
     for i, pairs in enumerate(topics):
         a, b = as_ratings(pairs)
-        per_topic.append((f"A.{i}", cohen_kappa_binary(a, b) if binary else cohen_kappa(a, b)))
+        kappa = cohen_kappa_binary(a, b) if binary else cohen_kappa(a, b)
+        per_topic.append((f"A.{i}", kappa, both_relevant(pairs)))
     ours = mean_over_topics(per_topic)
     theirs = sklearn_mean_over_topics(topics, binary)
     assert ours.mean.n == len(theirs)
@@ -140,19 +148,30 @@ def test_mean_over_topics_matches_sklearn_per_topic_when_undefined_topics_are_le
         assert ours.mean.value is None
 
 
-def test_mean_over_topics_lists_topics_left_out_with_reason_when_kappa_undefined() -> None:
+def test_mean_over_topics_lists_topics_left_out_with_reason_when_not_meaningful() -> None:
+    topics = {
+        "A.1": [(3, 3), (0, 0), (2, 1)],
+        "A.2": [(2, 2), (2, 2)],  # both said M every time
+        "A.4": [(3, 0), (0, 3)],
+        "A.5": [(3, 1), (0, 0), (1, 0)],  # only the first found a relevant hit
+    }
     found = mean_over_topics(
-        [
-            ("A.1", kappa_of_pairs([(3, 3), (0, 0), (2, 1)])),
-            ("A.2", kappa_of_pairs([(2, 2), (2, 2)])),  # both said M every time
-            ("A.3", kappa_of_pairs([(1, 0)])),
-            ("A.4", kappa_of_pairs([(3, 0), (0, 3)])),
-        ]
+        [(label, kappa_of_pairs(pairs), both_relevant(pairs)) for label, pairs in topics.items()]
     )
-    one = kappa_of_pairs([(3, 3), (0, 0), (2, 1)]).value
+    one = kappa_of_pairs(topics["A.1"]).value
     assert found.mean.value == pytest.approx((one + -1.0) / 2)  # type: ignore[operator]
     assert found.mean.n == 2
-    assert found.left_out == [("A.2", NO_VARIATION), ("A.3", FEWER_THAN_TWO)]
+    assert found.left_out == [("A.2", NO_VARIATION), ("A.5", NO_RELEVANT_FROM_BOTH)]
+
+
+def test_a_topic_where_one_assessor_found_nothing_relevant_adds_no_binary_zero() -> None:
+    # Counting such a topic (binary kappa 0: one assessor said N to everything) would pull
+    # the mean down; ARQMath-2 calls its kappa not meaningful and leaves it out.
+    pairs = [(2, 0), (0, 0), (3, 1)]
+    assert kappa_of_pairs([(int(a >= 2), int(b >= 2)) for a, b in pairs]).value == 0.0
+    found = mean_over_topics([("A.9", kappa_of_pairs(pairs), both_relevant(pairs))])
+    assert found.mean.value is None
+    assert found.left_out == [("A.9", NO_RELEVANT_FROM_BOTH)]
 
 
 def test_pooled_kappa_is_sklearn_kappa_of_every_pairs_shared_hits_together() -> None:

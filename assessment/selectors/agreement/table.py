@@ -110,8 +110,9 @@ class AgreementTable:
         """Per topic and pair: topic number, both names and the pair's measures."""
         return [(topic, self.name(p.first), self.name(p.second), p) for topic, p in self.per_topic]
 
-    def _by_topic(self, binary: bool) -> list[tuple[str, Agreement]]:
-        """(label, kappa) per topic and pair; the label names the pair when a topic has more."""
+    def _by_topic(self, binary: bool) -> list[tuple[str, Agreement, bool]]:
+        """(label, kappa, both found a relevant hit) per topic and pair; the label names the
+        pair when a topic has more."""
         pairs_in = Counter(topic for topic, _ in self.per_topic)
         return [
             (
@@ -119,18 +120,19 @@ class AgreementTable:
                 if pairs_in[topic] == 1
                 else f"{topic} ({self.name(pair.first)} · {self.name(pair.second)})",
                 pair.kappa_binary if binary else pair.kappa,
+                pair.both_found_relevant,
             )
             for topic, pair in self.per_topic
         ]
 
     @property
     def topic_mean(self) -> TopicMean[str]:
-        """4-way kappa averaged over the topics where it is defined (ARQMath-2)."""
+        """4-way kappa averaged over the topics where both found relevant hits (ARQMath-2)."""
         return mean_over_topics(self._by_topic(binary=False))
 
     @property
     def topic_mean_binary(self) -> TopicMean[str]:
-        """Binary (H+M) kappa averaged over the topics where it is defined (ARQMath-2)."""
+        """Binary (H+M) kappa averaged over the same topics as ``topic_mean`` (ARQMath-2)."""
         return mean_over_topics(self._by_topic(binary=True))
 
     @property
