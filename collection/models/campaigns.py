@@ -70,6 +70,11 @@ class RetrievalTask(models.Model):
     formula_policy = models.CharField(
         max_length=10, choices=FormulaPolicy.choices, default=FormulaPolicy.VOTE
     )
+    pool_comment_formulas = models.BooleanField(
+        default=False,
+        help_text="Pool formula instances found in comments. ARQMath's guidelines ignore them "
+        "(formula instances are in questions and answers only); recorded with each build.",
+    )
     pool_seed = models.IntegerField(default=0)
     relevance_level = models.PositiveSmallIntegerField(
         default=ARQMATH_RELEVANCE_LEVEL,

@@ -61,6 +61,7 @@ def pool_settings(task: RetrievalTask, seed: int | None = None) -> PoolSettings:
         max_instances=task.max_instances,
         formula_policy="thread" if task.formula_policy == "thread" else "vote",
         seed=task.pool_seed if seed is None else seed,
+        comment_formulas=task.pool_comment_formulas,
     )
 
 
@@ -130,6 +131,8 @@ _FORMULA_SQL = (
     f"FROM {_RUNROW} r LEFT JOIN {_FORMULA} f ON f.formula_id = r.formula_id "
     "WHERE r.formula_id IS NOT NULL AND {where}"
 )
+# Rows at formula instances in comments are left out unless the task pools them.
+_NOT_IN_COMMENT = " AND f.location IS DISTINCT FROM 'comment'"
 
 
 def _read_answer(where: str, params: Sequence[object], into: dict) -> None:
@@ -147,7 +150,15 @@ def _read_document(where: str, params: Sequence[object], into: dict) -> None:
 
 
 def _read_formula(where: str, params: Sequence[object], into: dict) -> None:
-    sql = _FORMULA_SQL.format(where=where.format(p="r."))
+    _read_formula_rows(where, params, into, comments=True)
+
+
+def _read_formula_outside_comments(where: str, params: Sequence[object], into: dict) -> None:
+    _read_formula_rows(where, params, into, comments=False)
+
+
+def _read_formula_rows(where: str, params: Sequence[object], into: dict, *, comments: bool) -> None:
+    sql = _FORMULA_SQL.format(where=where.format(p="r.")) + ("" if comments else _NOT_IN_COMMENT)
     for run_id, topic_id, rank, score, formula_id, post, thread, visual in _fetch(sql, params):
         # A formula the index does not know is its own visually distinct formula.
         visual_id = visual or f"f{formula_id}"
@@ -247,7 +258,8 @@ def formula_rows(
     for spec in specs:
         k = formula_k(spec, settings)
         cutoffs[spec.run_id] = (k, 4 * k)  # visual ids repeat: walk further
-    return _ranked_rows(cutoffs, topic_ids, _read_formula, _distinct_visual_ids)
+    read = _read_formula if settings.comment_formulas else _read_formula_outside_comments
+    return _ranked_rows(cutoffs, topic_ids, read, _distinct_visual_ids)
 
 
 def openqa_answers(

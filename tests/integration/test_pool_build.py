@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import F
 
-from collection.models import RetrievalTask
+from collection.models import Formula, RetrievalTask
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem, Run, RunRow
 from pooling.services.pools import pool_build, pool_build_request
 from tests.factories.assessment import AssignmentFactory, JudgmentFactory
@@ -309,3 +309,26 @@ def test_queued_build_is_marked_failed_with_reason_when_openqa_has_no_answer_tas
 
     assert build.status == PoolBuild.Status.FAILED
     assert "no answer task" in build.error
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("pooled", [False, True])
+def test_formulas_in_comments_are_skipped_unless_the_task_pools_them(pooled: bool) -> None:
+    """ARQMath's guidelines: "retrieved formulas from the comments will be ignored". A run's
+    rows at comment formulas are walked past, so the run still gives k visual ids."""
+    campaign = CampaignFactory.create(name="Comment-Camp")
+    task = RetrievalTaskFactory.create(
+        campaign=campaign, kind="formula", primary_k=2, max_instances=3,
+        pool_comment_formulas=pooled,
+    )  # fmt: skip
+    visual = formula_collection(formulas=30, visual_ids=30)  # every formula its own visual id
+    Formula.objects.filter(formula_id__in=[4, 5]).update(location=Formula.Location.COMMENT)
+    (topic,) = make_topics(task, 1, prefix="B")
+    load_formula_rows(make_run(task, "r1"), {topic.pk: [4, 7, 5, 9, 11]})
+
+    build = pool_build(task=task)
+
+    keys = set(PoolItem.objects.filter(topic=topic).values_list("key", flat=True))
+    expected = [4, 7] if pooled else [7, 9]
+    assert keys == {visual[f] for f in expected}
+    assert build.parameters["comment_formulas"] is pooled

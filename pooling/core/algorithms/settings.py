@@ -24,6 +24,9 @@ class PoolSettings:
     max_instances: int = 5
     formula_policy: FormulaPolicy = "vote"
     seed: int = 0
+    # Formula instances in comments: ARQMath's guidelines say "retrieved formulas from the
+    # comments will be ignored"; a run's rows at such formulas are skipped unless this is set.
+    comment_formulas: bool = False
 
     def as_dict(self) -> dict[str, int | str]:
         return asdict(self)
