@@ -17,24 +17,26 @@ from assessment.core.guidelines import (
     Guidelines,
 )
 
-__all__ = ["DEFAULT_RELEVANCE_LEVEL", "default_guidelines"]
+__all__ = ["default_guidelines"]
 
-DEFAULT_RELEVANCE_LEVEL = 2  # ARQMath's H+M binarization: grade >= 2 is relevant
-
+# The content follows the ARQMath overviews' relevance table (judge as an expert in the
+# field would; High answers every part of the question; a restatement of the question adds
+# nothing and is not relevant), written in our own words.
 _ANSWER_GRADES = (
     GradeDefinition(
         3,
         "High",
         ("3", "h"),
-        "The answer settles the topic's question on its own: whoever asked would need "
-        "nothing else.",
+        "An expert would accept it as a full answer: it settles the topic's question on its "
+        "own, and when the question has several parts it answers every one of them.",
     ),
     GradeDefinition(
         2,
         "Medium",
         ("2", "m"),
-        "It takes the asker a real step towards a solution (a key idea, a method worth "
-        "trying, a correct part of the argument, a useful restatement) but leaves work to do.",
+        "It gives real help towards an answer (a key idea, a method that works, a correct part "
+        "of the argument) but stops short: a part of the question stays unanswered, or work "
+        "is left for the asker to do.",
     ),
     GradeDefinition(
         1,
@@ -47,8 +49,8 @@ _ANSWER_GRADES = (
         0,
         "Not relevant",
         ("0", "n"),
-        "Nothing in it helps with the question. An answer that only repeats the question "
-        "in other words belongs here too.",
+        "Nothing in it helps with the question. A post that restates the question, or repeats "
+        "what the question already says without adding anything new, belongs here too.",
     ),
 )
 
@@ -150,13 +152,16 @@ _DOCUMENT_INSTRUCTIONS = (
 
 _ANSWER_INSTRUCTIONS = (
     "Read the topic's question first, then judge **each answer by how much it helps answer "
-    "that question**. Judge what the answer says, not who wrote it or how popular it is, "
+    "that question, as an expert in its mathematics would** (think of a professor who knows "
+    "the field and checks the argument). Judge what the answer says, not who wrote it or how "
+    "popular it is; a question with several parts is fully answered only when every part is; "
     "and keep each grade meaning the same from your first item to your last."
 )
 
 _FORMULA_INSTRUCTIONS = (
     "The query formula is highlighted in the topic, and the candidate formula in each post. "
-    "Judge the candidate **in the context of its post**: would coming across it there help "
+    "Judge the candidate **in the context of its post**, as an expert in the mathematics "
+    "would: would coming across it there help "
     "someone with the topic's question find what they need about the query formula? "
     "Two formulae that look alike may mean different things, and two that look different "
     "may mean the same."

@@ -221,3 +221,14 @@ def test_links_open_in_a_new_tab_without_referrer_when_allowed() -> None:
     assert 'href="https://example.org/guide"' in html
     assert 'target="_blank"' in html
     assert 'rel="noopener noreferrer"' in html
+
+
+def test_default_answer_definitions_follow_the_arqmath_relevance_table_when_unchanged() -> None:
+    # The overviews' table: judged as an expert would; High answers every part of a
+    # multi-part question; a post restating the question adds nothing and is not relevant.
+    guidelines = default_guidelines("answer")
+    by_value = {g.value: g.definition for g in guidelines.scale.grades}
+    assert "expert" in guidelines.instructions
+    assert "every one of them" in by_value[3]
+    assert "restatement" not in by_value[2]
+    assert "restates the question" in by_value[0]
