@@ -219,6 +219,11 @@ class MachineJudge(models.Model):
         default=False,
         help_text="Its grades fill the hits no person's judgment decides in official qrels.",
     )
+    unlisted_not_relevant = models.BooleanField(
+        default=False,
+        help_text="The file lists only relevant items (classic collections' qrels): a pooled "
+        "hit of a topic the file grades that it does not list is graded 0.",
+    )
     source_name = models.CharField(max_length=255, blank=True)
     checksum = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file.")
     created_by = models.ForeignKey(

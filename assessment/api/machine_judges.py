@@ -47,6 +47,12 @@ class ImportRequest(serializers.Serializer):
         max_length=COMMENT_MAX_CHARS, required=False, default="", allow_blank=True
     )
     counts_in_qrels = serializers.BooleanField(required=False, default=False)
+    unlisted_not_relevant = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="The file lists only relevant items: grade 0 every pooled hit of a topic it "
+        "grades that it does not list.",
+    )
 
 
 class CountsRequest(serializers.Serializer):
@@ -63,6 +69,7 @@ def _row_out(row: MachineJudgeRow) -> dict[str, Any]:
         "source": judge.source_name,
         "sha256": judge.checksum,
         "counts_in_qrels": judge.counts_in_qrels,
+        "unlisted_not_relevant": judge.unlisted_not_relevant,
         "topics": row.topics,
         "judged_hits": row.judged_hits,
         "grades": {str(grade): n for grade, n in sorted(row.grades.items())},
@@ -114,6 +121,7 @@ class MachineJudgesView(APIView):
                 file_format=data["format"],
                 description=data["description"],
                 counts_in_qrels=data["counts_in_qrels"],
+                unlisted_not_relevant=data["unlisted_not_relevant"],
                 created_by=request.user,
             )
         except MachineJudgeError as error:

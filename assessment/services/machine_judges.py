@@ -29,7 +29,7 @@ from django.utils.text import slugify
 
 from assessment.core.judge_grades import JudgeGrade
 from assessment.models import Assignment, Judgment, MachineJudge, TrainingRound
-from assessment.selectors.machine_judges import machine_label, pool_hits_by_id
+from assessment.selectors.machine_judges import PoolHitRef, machine_label, pool_hits_by_id
 from assessment.services.judging import HitVerdict, machine_judgments_store
 from assessment.services.machine_judge_files import (
     MACHINE_FILE_MAX_BYTES,
@@ -68,6 +68,7 @@ class MachineImport:
     changed: int = 0
     removed: int = 0  # grades of the previous file the new one no longer gives
     skipped: int = 0  # grades for items not in the pool
+    unlisted: int = 0  # pooled hits the file does not list, graded 0 (relevance-only files)
     unknown_topics: list[str] = field(default_factory=list)  # topics not in the task
     topics: int = 0
     counts_in_qrels: bool = False
@@ -83,6 +84,11 @@ class MachineImport:
                 f"{self.stored:,} grades in {self.topics:,} topic(s); {self.created:,} new, "
                 f"{self.changed:,} changed, {self.removed:,} removed."
             ]
+        if self.unlisted:
+            found.append(
+                f"{self.unlisted:,} pooled hits the file does not list were graded 0 "
+                "(it lists only relevant items)."
+            )
         if self.skipped:
             found.append(f"{self.skipped:,} grades for items not in the pool were skipped.")
         if self.unknown_topics:
@@ -169,6 +175,23 @@ def _set_counting(judge: MachineJudge, counts: bool) -> str | None:
     return before
 
 
+def _grade_unlisted(
+    hits: dict[tuple[str, str], PoolHitRef], per_topic: dict[int, list[HitVerdict]]
+) -> int:
+    """A relevance-only file says nothing of the pooled hits it leaves out of a topic it
+    grades: they are not relevant. Grade them 0 (topics the file does not name stay ungraded:
+    the file may simply not cover them). Returns how many were added."""
+    listed = {v.hit_id for verdicts in per_topic.values() for v in verdicts}
+    graded_topics = set(per_topic)
+    added = 0
+    for ref in hits.values():
+        if ref.topic_id in graded_topics and ref.hit_id not in listed:
+            per_topic[ref.topic_id].append(HitVerdict(hit_id=ref.hit_id, grade=0))
+            listed.add(ref.hit_id)
+            added += 1
+    return added
+
+
 def _store(
     judge: MachineJudge,
     report: MachineImport,
@@ -189,6 +212,8 @@ def _store(
         per_topic[ref.topic_id].append(
             HitVerdict(hit_id=ref.hit_id, grade=grade.grade, comment=grade.rationale)
         )
+    if judge.unlisted_not_relevant:
+        report.unlisted = _grade_unlisted(hits, per_topic)
     held = {
         a.topic_id: a
         for a in Assignment.objects.filter(
@@ -235,6 +260,7 @@ def machine_judge_import(
     file_format: str = "auto",
     description: str = "",
     counts_in_qrels: bool = False,
+    unlisted_not_relevant: bool = False,
     created_by: Any = None,
 ) -> tuple[MachineJudge, MachineImport]:
     """Import a machine judge's grades file (TREC qrels or JSONL) as the judge ``name`` of
@@ -245,7 +271,9 @@ def machine_judge_import(
     items not in the task's pools are skipped and counted. The same file again changes
     nothing. ``counts_in_qrels`` makes it the task's judge that counts in official qrels
     (another judge that counted stops); left off, a judge keeps what it had. A new
-    ``description`` replaces the old one.
+    ``description`` replaces the old one. ``unlisted_not_relevant``: the file lists only
+    relevant items, so every pooled hit of a topic it grades that it does not list is graded 0;
+    the choice is recorded with the judge.
     """
     name, description = name.strip(), description.strip()
     if problems := machine_judge_fields_check(task, name, description):
@@ -275,15 +303,21 @@ def machine_judge_import(
             grades=len(grades),
             unknown_topics=sorted(numbers - topics.keys()),
         )
-        if not created and judge.checksum == checksum:
+        if not created and (judge.checksum, judge.unlisted_not_relevant) == (
+            checksum,
+            unlisted_not_relevant,
+        ):
             report.status = "unchanged"
         else:
+            judge.unlisted_not_relevant = unlisted_not_relevant
             _store(judge, report, grades, topics, scale, version_id, created_by)
             judge.source_name = file_name[:255]
             judge.checksum = checksum
             if description:
                 judge.description = description
-            judge.save(update_fields=["source_name", "checksum", "description"])
+            judge.save(
+                update_fields=["source_name", "checksum", "description", "unlisted_not_relevant"]
+            )
         if counts_in_qrels:
             _set_counting(judge, True)
         report.counts_in_qrels = judge.counts_in_qrels

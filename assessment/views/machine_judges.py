@@ -38,6 +38,7 @@ class MachineJudgeImportForm(forms.Form):
     file = forms.FileField()
     file_format = forms.ChoiceField(choices=[(f, f) for f in FORMATS], required=False)
     counts_in_qrels = forms.BooleanField(required=False)
+    unlisted_not_relevant = forms.BooleanField(required=False)
 
 
 def _context(task: RetrievalTask, form: MachineJudgeImportForm) -> dict[str, Any]:
@@ -70,6 +71,7 @@ def machine_judges_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 file_format=data["file_format"] or "auto",
                 description=data["description"],
                 counts_in_qrels=data["counts_in_qrels"],
+                unlisted_not_relevant=data["unlisted_not_relevant"],
                 created_by=_organizer(request),
             )
         except MachineJudgeError as error:

@@ -1,5 +1,5 @@
 """``manage.py import_judge FILE --campaign C --task KIND --name NAME [--format auto|qrels|jsonl]
-[--counts-in-qrels] [--description TEXT]``: a machine judge's grades.
+[--counts-in-qrels] [--unlisted-not-relevant] [--description TEXT]``: a machine judge's grades.
 
 The same service as the organizer page and REST: a TREC qrels file or JSONL of topic, id,
 grade and an optional rationale; every problem with file, line and field, nothing stored then;
@@ -34,6 +34,12 @@ class Command(BaseCommand):
             action="store_true",
             help="its grades fill the hits no person's judgment decides in official qrels",
         )
+        parser.add_argument(
+            "--unlisted-not-relevant",
+            action="store_true",
+            help="the file lists only relevant items (classic qrels): grade 0 every pooled hit "
+            "of a topic it grades that it does not list",
+        )
         parser.add_argument("--description", default="")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -49,6 +55,7 @@ class Command(BaseCommand):
                 file_format=options["file_format"],
                 description=options["description"],
                 counts_in_qrels=options["counts_in_qrels"],
+                unlisted_not_relevant=options["unlisted_not_relevant"],
             )
         except MachineJudgeError as error:
             for problem in error.problems:
