@@ -104,7 +104,7 @@ def test_items_name_their_documents_when_document_task() -> None:
     assignment = assign(pool, "alice")
     items = _items(_token_client(assignment.assessor), assignment)
     docnos = [h["docno"] for i in items for h in i["hits"]]
-    assert docnos == [hits[0].document.docno for hits in pool.hits]
+    assert docnos == [item.key for item in pool.items]  # a document item's key is its docno
     assert all(h["post_id"] is None and h["formula_id"] is None for i in items for h in i["hits"])
 
 
