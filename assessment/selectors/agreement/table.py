@@ -88,6 +88,8 @@ class AgreementTable:
     pooled: tuple[Agreement, Agreement] | None = None
     # Whether the task has machine judges' grades (task tables only), taking part or not.
     has_machine_judges: bool = False
+    # Hits two or more of the table's assessors graded (``shared_hits``; task tables only).
+    shared_hits: int = 0
 
     def name(self, assessor: int) -> str:
         return self.names.get(assessor, f"#{assessor}")

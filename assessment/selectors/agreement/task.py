@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from django.db.models import F, Max, Min
 
-from assessment.agreement import kappa_of_pairs
+from assessment.agreement import kappa_of_pairs, shared_hits
 from assessment.agreement_tables import pairwise_agreements, pooled_pairs
 from assessment.models import Assignment, Judgment
 from assessment.selectors.agreement.table import (
@@ -68,8 +68,8 @@ def task_agreement(
     """
     assignments, has_machines = _work_assignments(task, machines=machine_judges)
     graded = _work_judgments(task, assignments).filter(grade__isnull=False)
-    shared_hits = _shared_hits(graded)
-    rows = graded.filter(hit_id__in=shared_hits).values_list(
+    shared_ids = _shared_hits(graded)
+    rows = graded.filter(hit_id__in=shared_ids).values_list(
         "assessor_id", "hit_id", "grade", "assignment_id"
     )
     ratings: Ratings = defaultdict(dict)
@@ -88,6 +88,7 @@ def task_agreement(
             kappa_of_pairs(binary, categories=(0, 1)),
         ),
         has_machine_judges=has_machines,
+        shared_hits=len(shared_hits(ratings)),
     )
     for topic in sorted(by_topic, key=natural_key):
         table.per_topic.extend(
