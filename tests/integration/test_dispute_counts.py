@@ -9,8 +9,9 @@ import re
 import pytest
 from django.urls import reverse
 
+from assessment.models import Assignment
 from assessment.services.adjudication import adjudication_decide
-from tests.factories import TopicFactory, UserFactory
+from tests.factories import AssignmentFactory, JudgmentFactory, TopicFactory, UserFactory
 from tests.integration.test_adjudication import dual_topic
 
 pytestmark = pytest.mark.django_db
@@ -101,3 +102,25 @@ def test_a_topic_without_disputes_shows_no_figure_with_final_grades_when_all_agr
     rows = _change_rows(html)
     assert rows[topic.number][:2] == (3, 0)
     assert "no disputes" in rows[topic.number][2]
+
+
+def test_agreement_page_gives_the_peoples_count_beside_its_own_when_a_machine_judge_grades(
+    organizer,
+) -> None:  # type: ignore[no-untyped-def]
+    topic, hits = dual_topic([(3, 3), (2, DK), (1, 0)])  # shared by the people: h0 and h2
+    machine = AssignmentFactory.create(
+        topic=topic, assessor=UserFactory.create(), purpose=Assignment.Purpose.MACHINE
+    )
+    for hit in hits:  # the machine makes h1 shared as well (with the official grade)
+        JudgmentFactory.create(assignment=machine, hit=hit, grade=2)
+    html = organizer.get(
+        reverse("assessment:organize_agreement", args=[topic.task.pk])
+    ).content.decode()
+    line = re.search(r'<p id="shared-hits">(.*?)</p>', html, re.DOTALL)
+    assert line is not None
+    counts = [int(n) for n in re.findall(r"<strong>(\d+)</strong>", line[1])]
+    assert counts == [3, 2]
+    adjudication = organizer.get(
+        reverse("assessment:organize_adjudication", args=[topic.task.pk])
+    ).content.decode()
+    assert _change_rows(adjudication)["All topics"][0] == 2
