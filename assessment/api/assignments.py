@@ -23,7 +23,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from assessment.models import Assignment
-from assessment.selectors.item_list import ItemEntry, item_entries
+from assessment.selectors.item_list import ItemEntry, item_detail, item_entries
+from assessment.selectors.judging import ItemPage
 from assessment.selectors.progress import (
     AssignmentProgress,
     assignment_for,
@@ -109,6 +110,49 @@ class ItemOut(serializers.Serializer):
         )
 
 
+class TopicShownOut(serializers.Serializer):
+    number = serializers.CharField()
+    title_html = serializers.CharField(help_text="Sanitized HTML, as the page shows it.")
+    question_html = serializers.CharField(help_text="Sanitized HTML (empty for documents).")
+    query_formula = serializers.CharField(help_text="The query formula's LaTeX (formula tasks).")
+    description = serializers.CharField(help_text="Document tasks: the topic's description.")
+    narrative = serializers.CharField(help_text="Document tasks: the topic's narrative.")
+
+
+class HitContentOut(serializers.Serializer):
+    """A hit's post or document as the judging page shows it (sanitized HTML)."""
+
+    hit = serializers.IntegerField(source="hit_id")
+    thread_title_html = serializers.CharField(help_text="The thread's title, for a question.")
+    body_html = serializers.CharField(help_text="The post's body.")
+    comment_html = serializers.CharField(help_text="The comment holding the formula, if any.")
+    formula_in = serializers.CharField(help_text="title | question | answer | comment")
+    document_title = serializers.CharField(source="document.title", default="")
+    document_html = serializers.CharField(source="document.body_html", default="")
+    document_note = serializers.CharField(
+        source="document.note", default="", help_text="Says so when a long body is cut."
+    )
+
+
+class ItemDetailOut(ItemOut):
+    topic = TopicShownOut()
+    content = HitContentOut(
+        many=True, help_text="Each hit to judge as the page shows it (not a previous one's)."
+    )
+
+
+def _topic_shown(page: ItemPage) -> dict[str, Any]:
+    topic = page.assignment.topic
+    return {
+        "number": topic.number,
+        "title_html": page.topic_title_html,
+        "question_html": page.topic_question_html,
+        "query_formula": page.query_latex,
+        "description": topic.description if page.is_document else "",
+        "narrative": topic.narrative if page.is_document else "",
+    }
+
+
 def _own_assignment(request: Request, assignment_id: int) -> Assignment:
     assignment = assignment_for(assessor=request.user, assignment_id=assignment_id)  # type: ignore[arg-type]
     if assignment is None:
@@ -145,16 +189,19 @@ class AssignmentItemsView(GenericAPIView):
 
 
 class AssignmentItemView(GenericAPIView):
-    """One pool item of the assignment with its hits and your judgments of them."""
+    """One pool item of the assignment with its hits, your judgments of them, and what the
+    judging page shows: the topic, and each hit's post or document (sanitized HTML)."""
 
-    serializer_class = ItemOut
+    serializer_class = ItemDetailOut
     pagination_class = None
 
-    @extend_schema(responses=ItemOut)
+    @extend_schema(responses=ItemDetailOut)
     def get(self, request: Request, assignment_id: int, item_id: int) -> Response:
         assignment = _own_assignment(request, assignment_id)
-        statuses = [s for s in item_statuses(assignment, detail=True) if s.item_id == item_id]
-        if not statuses:
+        detail = item_detail(assignment, item_id)
+        if detail is None:
             raise Http404("No such item in this topic.")
-        [entry] = item_entries(assignment, statuses)
-        return Response(ItemOut(entry, context={"assignment_id": assignment.pk}).data)
+        out = dict(ItemOut(detail.entry, context={"assignment_id": assignment.pk}).data)
+        out["topic"] = TopicShownOut(_topic_shown(detail.page)).data
+        out["content"] = HitContentOut(detail.page.open_hits, many=True).data
+        return Response(out)

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from assessment.models import Assignment
-from assessment.selectors.judging import own_hits, own_judgment
-from assessment.selectors.progress import ItemStatus, pool_items_of
+from assessment.selectors.judging import ItemPage, item_page, own_hits, own_judgment
+from assessment.selectors.progress import ItemStatus, item_statuses, pool_items_of
 from collection.models import Document, Formula
 
-__all__ = ["HitEntry", "ItemEntry", "item_entries"]
+__all__ = ["HitEntry", "ItemDetail", "ItemEntry", "item_detail", "item_entries"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +93,25 @@ def item_entries(assignment: Assignment, statuses: Sequence[ItemStatus]) -> list
         )
         for status in statuses
     ]
+
+
+@dataclass(frozen=True)
+class ItemDetail:
+    """One item as a list entry, with what its judging page shows: the topic, and each open
+    hit's post or document as the page renders it (``item_page``, the page's own selector)."""
+
+    entry: ItemEntry
+    page: ItemPage
+
+
+def item_detail(assignment: Assignment, item_id: int) -> ItemDetail | None:
+    """The item of the assignment's topic with its content, or None when not in the topic. A
+    fixed number of queries (the judging page's and the list entry's)."""
+    statuses = [s for s in item_statuses(assignment, detail=True) if s.item_id == item_id]
+    if not statuses:
+        return None
+    page = item_page(assignment, item_id)
+    if page is None:
+        return None
+    [entry] = item_entries(assignment, statuses)
+    return ItemDetail(entry, page)

@@ -96,16 +96,40 @@ def test_items_follow_page_order_with_hits_and_own_grades_when_formula_task() ->
     detail = client.get(
         reverse("assessment_api:assignment-item", args=[assignment.pk, pool.items[1].pk])
     )
-    assert detail.json() == items[1]
+    shown = detail.json()
+    assert {k: v for k, v in shown.items() if k not in ("topic", "content")} == items[1]
+    # What the page shows: the topic with its query formula, each post with the candidate
+    # formula highlighted.
+    assert shown["topic"]["number"] == "B.9"
+    assert shown["topic"]["query_formula"] == "\\|A\\|_2=\\sqrt{\\rho(A^TA)}"
+    assert [c["hit"] for c in shown["content"]] == [first.pk, second.pk]
+    assert "Answer 1.0: we use" in shown["content"][0]["body_html"]
+    assert (
+        f'class="math-container hit-formula" id="{first.formula_id}"'
+        in (shown["content"][0]["body_html"])
+    )
 
 
 def test_items_name_their_documents_when_document_task() -> None:
     pool = document_pool(items=2)
     assignment = assign(pool, "alice")
-    items = _items(_token_client(assignment.assessor), assignment)
+    client = _token_client(assignment.assessor)
+    items = _items(client, assignment)
+
+    def client_get_item(assignment: Assignment, item_id: int) -> dict:
+        url = reverse("assessment_api:assignment-item", args=[assignment.pk, item_id])
+        response = client.get(url)
+        assert response.status_code == 200
+        return response.json()  # type: ignore[no-any-return]
+
     docnos = [h["docno"] for i in items for h in i["hits"]]
     assert docnos == [item.key for item in pool.items]  # a document item's key is its docno
     assert all(h["post_id"] is None and h["formula_id"] is None for i in items for h in i["hits"])
+    detail = client_get_item(assignment, pool.items[0].pk)
+    assert detail["topic"]["description"] == pool.topic.description
+    [content] = detail["content"]
+    assert content["document_title"] == pool.hits[0][0].document.title  # type: ignore[union-attr]
+    assert content["document_html"]
 
 
 def _others_judge(pool: Pool) -> None:
@@ -156,6 +180,10 @@ def test_previous_assessors_hits_are_marked_without_grades_when_moved_to_continu
     client = _token_client(bob.assessor)
     response = client.get(_items_url(bob))
     assert SECRET not in response.content.decode()
+    first_item = reverse("assessment_api:assignment-item", args=[bob.pk, pool.items[0].pk])
+    detail = client.get(first_item)
+    assert SECRET not in detail.content.decode()
+    assert detail.json()["content"] == []  # a previous assessor's hit: nothing to show
     hits = [i["hits"][0] for i in response.json()["results"]]
     assert [h["previous"] for h in hits] == [True, True, False]
     assert all(h["grade"] is None and h["flag"] == "" and h["revision"] == 0 for h in hits)
@@ -240,7 +268,9 @@ def test_list_endpoints_run_constant_queries_whatever_the_pool_size(
             rows = _items(client, assignment)
         assert len(rows) == len(pool.items)
         item = reverse("assessment_api:assignment-item", args=[assignment.pk, pool.items[1].pk])
-        with django_assert_max_num_queries(5):
+        # the list's five and the judging page's own (hits, posts and formulas or documents,
+        # statuses, threads)
+        with django_assert_max_num_queries(10):
             assert client.get(item).status_code == 200
     with django_assert_max_num_queries(2):  # token and user, assignments with progress
         assert client.get(ASSIGNMENTS).json()["count"] == 3
