@@ -124,7 +124,15 @@ class ItemJudgmentsView(APIView):
             raise Http404("No such item in this topic.")
         return Response(_state(assignment, item_id, judgments))
 
-    @extend_schema(request=SubmitIn, responses={200: ItemStateOut, 400: ProblemsOut})
+    @extend_schema(
+        request=SubmitIn,
+        responses={200: ItemStateOut, 400: ProblemsOut},
+        description=(
+            "Store judgments of hits of this item, all or nothing. Sending a hit again revises "
+            "its judgment (a new revision; the same values add none). Send a fresh "
+            "`client_token` per attempt and the same one on a retry: it is stored once."
+        ),
+    )
     def post(self, request: Request, assignment_id: int, item_id: int) -> Response:
         # Scope is the service's: it locks the assessor's own assignment or answers 404.
         given = SubmitIn(data=request.data)

@@ -2,10 +2,22 @@
 
 from django.urls import path
 
-from assessment.api import judging, machine_judges, organize
+from assessment.api import assignments, judging, machine_judges, organize
 
 app_name = "assessment_api"
 urlpatterns: list = [
+    # The assessor's own assignments, items and judgments (a judging script's endpoints).
+    path("assignments/", assignments.AssignmentsView.as_view(), name="assignment-list"),
+    path(
+        "assignments/<id:assignment_id>/items/",
+        assignments.AssignmentItemsView.as_view(),
+        name="assignment-items",
+    ),
+    path(
+        "assignments/<id:assignment_id>/items/<id:item_id>/",
+        assignments.AssignmentItemView.as_view(),
+        name="assignment-item",
+    ),
     path(
         "assignments/<id:assignment_id>/items/<id:item_id>/judgments/",
         judging.ItemJudgmentsView.as_view(),

@@ -77,6 +77,18 @@ def shared_pairs(a: Rating[H], b: Rating[H]) -> list[tuple[int, int]]:
     return [(a[hit], b[hit]) for hit in sorted(shared, key=repr)]
 
 
+def shared_hits(ratings: Mapping[A, Rating[H]]) -> set[H]:
+    """The hits two or more assessors graded: the hits agreement is computed over, and what
+    every page calls "shared hits". A hit one assessor flagged and one graded is not shared
+    (a flag is not a grade)."""
+    seen: set[H] = set()
+    shared: set[H] = set()
+    for rating in ratings.values():
+        shared |= seen & rating.keys()
+        seen |= rating.keys()
+    return shared
+
+
 def _weight(i: int, j: int, weights: Weights, span: int) -> float:
     """Disagreement weight of grades i and j (0 on the diagonal)."""
     if weights is None:

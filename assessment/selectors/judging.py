@@ -37,18 +37,21 @@ from assessment.selectors.progress import (
     progress_of,
 )
 from collection.core.document_html import DISPLAY_MAX_CHARS, DocumentDisplay, document_display
+from collection.models import Document, Formula, Post, RetrievalTask, Topic
 from collection.core.post_html import clean_post_html, linked_post_ids, thread_url
 from collection.core.query_terms import query_terms
-from collection.models import Document, Formula, Post, RetrievalTask, Topic
 from kernel.prepared import prepared_rows
 from pooling.models import Hit, PoolItem
 
 __all__ = [
+    "JUDGMENT_SHOWN",
     "HitView",
     "ItemPage",
     "TopicView",
     "hit_views",
     "item_page",
+    "own_hits",
+    "own_judgment",
     "topic_view",
 ]
 
@@ -157,12 +160,13 @@ def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]
 _ITEM_FIELDS = ("key", "post_id", "visual_id", "answer", "display_order")
 
 
-def _item_hits(item_id: int, **ids: Any) -> QuerySet[Hit]:
-    """The item's hits with their item and this assignment's judgments of them, from ids only
-    (kernel.prepared)."""
-    assignment = assignment_from_ids(**ids)
+def own_hits(assignment: Assignment, items: QuerySet[PoolItem]) -> QuerySet[Hit]:
+    """The hits of ``items`` (of the assignment's topic) in page order, with their item, this
+    assignment's own judgment of each (``mine_<field>`` for each of ``JUDGMENT_SHOWN``) and
+    whether a previous assessor of its line judged it (``by_previous``, never the grade).
+    The only judgments a judging page or the assessor's REST endpoints read."""
     return (
-        Hit.objects.filter(item__in=pool_items_of(assignment).filter(pk=item_id))
+        Hit.objects.filter(item__in=items)
         .select_related("item")
         .only(
             "pk",
@@ -179,8 +183,29 @@ def _item_hits(item_id: int, **ids: Any) -> QuerySet[Hit]:
             **{f"mine_{name}": F(f"mine__{name}") for name in JUDGMENT_SHOWN},
             by_previous=_previous_exists(assignment),
         )
-        .order_by("position", "pk")
+        .order_by("item__display_order", "position", "pk")
     )
+
+
+def own_judgment(hit: Hit) -> dict[str, Any]:
+    """The assignment's own judgment of a hit read by ``own_hits``: grade, flag, comment,
+    revision (0 when not judged) and when it was last changed."""
+    mine: dict[str, Any] = {name: getattr(hit, f"mine_{name}", None) for name in JUDGMENT_SHOWN}
+    judged = mine["revision"] is not None
+    return {
+        "grade": mine["grade"],
+        "flag": mine["flag"] if judged else "",
+        "comment": mine["comment"] if judged else "",
+        "revision": mine["revision"] if judged else 0,
+        "updated_at": mine["updated_at"],
+    }
+
+
+def _item_hits(item_id: int, **ids: Any) -> QuerySet[Hit]:
+    """The item's hits with their item and this assignment's judgments of them, from ids only
+    (kernel.prepared)."""
+    assignment = assignment_from_ids(**ids)
+    return own_hits(assignment, pool_items_of(assignment).filter(pk=item_id))
 
 
 def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
@@ -315,8 +340,7 @@ def _hit_view(
     def clean(html: str) -> str:
         return clean_post_html(html, thread_of=thread_of, highlight_formula_id=highlight)
 
-    mine: dict[str, Any] = {name: getattr(hit, f"mine_{name}", None) for name in JUDGMENT_SHOWN}
-    judged = mine["revision"] is not None
+    mine = own_judgment(hit)
     return HitView(
         hit_id=hit.pk,
         position=hit.position,
@@ -328,11 +352,7 @@ def _hit_view(
         formula_latex=formula.latex if formula else "",
         formula_in=formula.location if formula else "",
         comment_html=clean(formula.comment.text) if formula and formula.comment else "",
-        grade=mine["grade"],
-        flag=mine["flag"] if judged else "",
-        comment=mine["comment"] if judged else "",
-        revision=mine["revision"] if judged else 0,
-        updated_at=mine["updated_at"],
+        **mine,
         previous=bool(getattr(hit, "by_previous", False)),
     )
 

@@ -4,9 +4,9 @@ final-grade control, keyboard first (static/js/adjudicate.js) and a plain form p
 JavaScript. docs/agreement.md "Adjudication" is the organizer's version.
 
 Query parameters: ``state`` (undecided | decided | all), ``topic`` (a topic number),
-``difference`` (the smallest grade gap, 0..G; 0 adds flag-only differences) and ``hit`` (the
-dispute on show). A bad filter value is ignored with a message; a bad or unknown ``hit``
-answers 404.
+``difference`` (the smallest grade gap, 0..G; 0, the default, lists every dispute, flag-only
+differences too) and ``hit`` (the dispute on show). A bad filter value is ignored with a
+message; a bad or unknown ``hit`` answers 404.
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ def _filter(request: HttpRequest, top: int) -> DisputeFilter:
         topic = ""
     for problem in problems:
         messages.warning(request, f"Ignored {problem}.")
-    return DisputeFilter(
-        topic=topic, min_difference=1 if difference is None else difference, state=state
-    )
+    if difference is None:
+        return DisputeFilter(topic=topic, state=state)
+    return DisputeFilter(topic=topic, min_difference=difference, state=state)
 
 
 def _url(task: RetrievalTask, wanted: DisputeFilter, **changes: Any) -> str:
@@ -136,6 +136,13 @@ def _context(
             key: str(g.value) for g in guidelines.current.scale.grades for key in g.keys
         },
         "ways": guidelines.current.scale.ways,
+        # The list's count against the task's whole, when the filter narrows it.
+        "narrowed": bool(wanted.topic or wanted.min_difference),
+        "state_total": {
+            "undecided": page.total.undecided,
+            "decided": page.total.decided,
+            "all": page.total.disputes,
+        }[wanted.state],
     }
 
 

@@ -157,11 +157,14 @@ def test_filters_and_counts_per_topic_follow_the_query_when_chosen(organizer) ->
         return {t: tuple(int(n) for n in ns) for t, *ns in rows}
 
     html = organizer.get(url_of(task)).content.decode()
+    # By default every dispute counts, the flag-only difference too.
+    assert counts(html) == {topic.number: (3, 1, 2), other.number: (1, 0, 1)}
+    assert "Undecided <span>3</span>" in html
+    assert "Decided <span>1</span>" in html
+    html = organizer.get(url_of(task, difference=1)).content.decode()
     assert counts(html) == {topic.number: (2, 1, 1), other.number: (1, 0, 1)}
     assert "Undecided <span>2</span>" in html
-    assert "Decided <span>1</span>" in html
-    html = organizer.get(url_of(task, difference=0)).content.decode()
-    assert counts(html)[topic.number] == (3, 1, 2)  # the flag-only difference too
+    assert "of 3 in the task" in html  # the narrowed list against the whole
     html = organizer.get(url_of(task, difference=2, state="all")).content.decode()
     assert counts(html) == {topic.number: (1, 1, 0), other.number: (1, 0, 1)}
     html = organizer.get(url_of(task, topic=other.number, state="all")).content.decode()

@@ -20,6 +20,7 @@ from assessment.core.agreement import (
     kappa_of_pairs,
     krippendorff_alpha,
     percentage_agreement,
+    shared_hits,
 )
 from tests.unit.agreement_oracles import as_ratings, grades, paired_grades, sklearn_kappa
 
@@ -180,3 +181,20 @@ def test_alpha_is_the_same_when_assessors_are_listed_in_another_order(pairs) -> 
     assert (first.n, first.reason) == (second.n, second.reason)
     if first.value is not None:
         assert second.value == pytest.approx(first.value, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("ratings", "expected"),
+    [
+        ({}, set()),
+        ({"a": {1: 3}}, set()),
+        ({"a": {1: 3, 2: 0}, "b": {2: 1, 3: 2}}, {2}),
+        # a flagged hit is not in a rating: graded by one assessor only, not shared
+        ({"a": {1: 3, 2: 0}, "b": {1: 3}}, {1}),
+        ({"a": {1: 0}, "b": {2: 0}, "c": {1: 1, 2: 2, 3: 3}}, {1, 2}),
+    ],
+)
+def test_shared_hits_are_those_two_or_more_assessors_graded_when_counted(
+    ratings: dict[str, dict[int, int]], expected: set[int]
+) -> None:
+    assert shared_hits(ratings) == expected

@@ -11,10 +11,12 @@ from assessment.selectors.adjudication.disputes import (
     STATES,
     Decision,
     Dispute,
+    DisputeCounts,
     DisputeFilter,
     SharedJudgments,
     Verdict,
     decision_token,
+    dispute_counts,
     task_disputes,
 )
 from assessment.selectors.adjudication.page import (
@@ -33,6 +35,7 @@ __all__ = [
     "Decision",
     "Dispute",
     "DisputeContent",
+    "DisputeCounts",
     "DisputeFilter",
     "SharedJudgments",
     "TopicCount",
@@ -40,6 +43,7 @@ __all__ = [
     "adjudication_page",
     "agreement_changes",
     "decision_token",
+    "dispute_counts",
     "next_undecided_id",
     "task_disputes",
 ]

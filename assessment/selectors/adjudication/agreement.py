@@ -6,6 +6,12 @@ Before: Cohen's kappa between the assessors of each topic over the hits they bot
 After: each assessor's kappa with the final grades — the organizer's decision where there is
 one, else the grade every assessor gave. Undecided disputes have no final grade yet and are
 left out of "after" (the page says how many); flags are left out of both, as in every kappa.
+Until a dispute of a topic (or of the task, for the whole) is decided there is nothing to
+compare: the final grades are then the grades the assessors agreed on, and each assessor's
+kappa with them would read as a perfect 1 (``compared`` is False; the page says so instead).
+
+Counts have one home each: shared hits are ``assessment.core.agreement.shared_hits`` (as on the
+agreement page), disputes and undecided ones ``dispute_counts`` (as in the page's list).
 """
 
 from __future__ import annotations
@@ -18,10 +24,16 @@ from assessment.core.agreement import (
     cohen_kappa,
     cohen_kappa_binary,
     kappa_of_pairs,
+    shared_hits,
     shared_pairs,
 )
 from assessment.core.agreement_tables import binary_pairs
-from assessment.selectors.adjudication.disputes import SharedJudgments
+from assessment.selectors.adjudication.disputes import (
+    Dispute,
+    DisputeCounts,
+    SharedJudgments,
+    dispute_counts,
+)
 from assessment.selectors.guidelines import CurrentGuidelines
 
 __all__ = ["AgreementChange", "AssessorAgreement", "agreement_changes"]
@@ -43,11 +55,21 @@ class AgreementChange:
     for one topic ("" for the whole task)."""
 
     topic: str
-    shared: int  # hits graded by two or more assessors
-    undecided: int  # disputes with no final grade yet
+    shared: int  # hits two or more assessors graded (shared_hits)
+    counts: DisputeCounts  # disputes, and how many are decided
     before: Agreement
     before_binary: Agreement
     assessors: tuple[AssessorAgreement, ...]
+
+    @property
+    def undecided(self) -> int:
+        return self.counts.undecided
+
+    @property
+    def compared(self) -> bool:
+        """Whether a decision gives the final grades something to compare: before one, the
+        assessors would only be compared with the grades they agreed on."""
+        return self.counts.decided > 0
 
 
 def _final_grades(shared: SharedJudgments) -> dict[int, int]:
@@ -72,7 +94,7 @@ def _change(
     ratings: dict[int, dict[int, int]],
     final: dict[int, int],
     shared: SharedJudgments,
-    undecided: int,
+    counts: DisputeCounts,
     guidelines: CurrentGuidelines,
 ) -> AgreementChange:
     categories, level = guidelines.scale.values, guidelines.relevance_level
@@ -89,8 +111,8 @@ def _change(
 
     return AgreementChange(
         topic=topic,
-        shared=len({hit for rating in ratings.values() for hit in rating}),
-        undecided=undecided,
+        shared=len(shared_hits(ratings)),
+        counts=counts,
         before=kappa_of_pairs(pairs, categories=categories),
         before_binary=kappa_of_pairs(binary_pairs(pairs, level), categories=(0, 1)),
         assessors=tuple(
@@ -110,16 +132,18 @@ def agreement_changes(
 ) -> tuple[list[AgreementChange], AgreementChange]:
     """Per topic (in page order) and over the whole task (every topic's ratings pooled)."""
     final = _final_grades(shared)
-    undecided: dict[int, int] = defaultdict(int)
+    by_topic: dict[int, list[Dispute]] = defaultdict(list)
     for dispute in shared.disputes:
-        undecided[dispute.topic_id] += not dispute.decided
+        by_topic[dispute.topic_id].append(dispute)
     changes = []
     overall: dict[int, dict[int, int]] = defaultdict(dict)
-    for topic_id in sorted(shared.ratings):
-        ratings = shared.ratings[topic_id]
+    # Every topic with shared judgments, graded or not: its disputes count in the total.
+    for topic_id in sorted(shared.topics):
+        ratings = shared.ratings.get(topic_id, {})
         for assessor, rating in ratings.items():
             overall[assessor].update(rating)
         number = shared.topics[topic_id]
-        changes.append(_change(number, ratings, final, shared, undecided[topic_id], guidelines))
-    total = _change("", dict(overall), final, shared, sum(undecided.values()), guidelines)
+        counts = dispute_counts(by_topic[topic_id])
+        changes.append(_change(number, ratings, final, shared, counts, guidelines))
+    total = _change("", dict(overall), final, shared, dispute_counts(shared.disputes), guidelines)
     return changes, total

@@ -9,6 +9,7 @@ agree later: the decision still overrides them in the qrels. Two queries per tas
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,10 +24,12 @@ __all__ = [
     "STATES",
     "Decision",
     "Dispute",
+    "DisputeCounts",
     "DisputeFilter",
     "SharedJudgments",
     "Verdict",
     "decision_token",
+    "dispute_counts",
     "task_disputes",
 ]
 
@@ -99,11 +102,34 @@ class Dispute:
 
 
 @dataclass(frozen=True)
+class DisputeCounts:
+    """How many disputes, and how many of them decided: every count of disputes a page shows
+    (the list, the states, the topics, the agreement table) is one of these."""
+
+    disputes: int = 0
+    decided: int = 0
+
+    @property
+    def undecided(self) -> int:
+        return self.disputes - self.decided
+
+
+def dispute_counts(disputes: Iterable[Dispute]) -> DisputeCounts:
+    """The counts of ``disputes`` (no query)."""
+    n = decided = 0
+    for dispute in disputes:
+        n += 1
+        decided += dispute.decided
+    return DisputeCounts(n, decided)
+
+
+@dataclass(frozen=True)
 class DisputeFilter:
-    """What the page lists: a topic number ("" for all), the smallest grade gap, a state."""
+    """What the page lists: a topic number ("" for all), the smallest grade gap (0, the
+    default, lists every dispute: a flag against a grade too), a state."""
 
     topic: str = ""
-    min_difference: int = 1
+    min_difference: int = 0
     state: str = "undecided"
 
     def matches(self, dispute: Dispute) -> bool:

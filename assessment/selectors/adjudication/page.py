@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from assessment.selectors.adjudication.agreement import AgreementChange, agreement_changes
 from assessment.selectors.adjudication.disputes import (
     Dispute,
+    DisputeCounts,
     DisputeFilter,
+    dispute_counts,
     task_disputes,
 )
 from assessment.selectors.guidelines import CurrentGuidelines
@@ -73,6 +75,7 @@ class AdjudicationPage:
     changes: list[AgreementChange]
     overall: AgreementChange
     counts: dict[str, int] = field(default_factory=dict)  # state -> disputes at topic and gap
+    total: DisputeCounts = field(default_factory=DisputeCounts)  # every dispute of the task
 
 
 def _content(dispute: Dispute) -> DisputeContent:
@@ -123,13 +126,14 @@ def next_undecided_id(
 
 
 def _topic_counts(disputes: Iterable[Dispute], min_difference: int) -> list[TopicCount]:
-    counts: dict[str, list[int]] = {}
+    by_topic: dict[str, list[Dispute]] = {}
     for dispute in disputes:
         if dispute.difference >= min_difference:
-            entry = counts.setdefault(dispute.topic, [0, 0])
-            entry[0] += 1
-            entry[1] += dispute.decided
-    return [TopicCount(topic, n, decided) for topic, (n, decided) in counts.items()]
+            by_topic.setdefault(dispute.topic, []).append(dispute)
+    return [
+        TopicCount(topic, counts.disputes, counts.decided)
+        for topic, counts in ((t, dispute_counts(ds)) for t, ds in by_topic.items())
+    ]
 
 
 def adjudication_page(
@@ -157,7 +161,7 @@ def adjudication_page(
         undecided_id = next(
             (d.hit_id for d in disputes if wanted.matches(d) and not d.decided), None
         )
-    matching = [d for d in disputes if wanted.matches(d)]
+    matching_counts = dispute_counts(d for d in disputes if wanted.matches(d))
     changes, overall = agreement_changes(shared, guidelines)
     return AdjudicationPage(
         filter=wanted,
@@ -172,8 +176,9 @@ def adjudication_page(
         changes=changes,
         overall=overall,
         counts={
-            "undecided": sum(not d.decided for d in matching),
-            "decided": sum(d.decided for d in matching),
-            "all": len(matching),
+            "undecided": matching_counts.undecided,
+            "decided": matching_counts.decided,
+            "all": matching_counts.disputes,
         },
+        total=overall.counts,
     )

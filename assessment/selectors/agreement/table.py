@@ -88,6 +88,10 @@ class AgreementTable:
     pooled: tuple[Agreement, Agreement] | None = None
     # Whether the task has machine judges' grades (task tables only), taking part or not.
     has_machine_judges: bool = False
+    # Hits two or more of the table's assessors graded (``shared_hits``; task tables only),
+    # and two or more people (machine judges left out: what the adjudication page counts).
+    shared_hits: int = 0
+    people_shared_hits: int = 0
 
     def name(self, assessor: int) -> str:
         return self.names.get(assessor, f"#{assessor}")

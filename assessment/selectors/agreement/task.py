@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from django.db.models import F, Max, Min
 
-from assessment.core.agreement import kappa_of_pairs
+from assessment.core.agreement import kappa_of_pairs, shared_hits
 from assessment.core.agreement_tables import pairwise_agreements, pooled_pairs
 from assessment.models import Assignment, Judgment
 from assessment.selectors.agreement.table import (
@@ -20,21 +20,24 @@ from collection.models import RetrievalTask
 from kernel.core.ordering import natural_key
 
 
-def _work_assignments(task: RetrievalTask, *, machines: bool = True) -> tuple[dict[int, str], bool]:
+def _work_assignments(
+    task: RetrievalTask, *, machines: bool = True
+) -> tuple[dict[int, str], set[int]]:
     """The task's official and dual assignments (revoked ones too: a judgment counts for who
     made it) and, with ``machines``, its machine judges' ones, as assignment id -> topic
-    number; and whether the task has machine judges' assignments at all."""
+    number; and the ids of the task's machine judges' assignments (taking part or not)."""
     purposes = [Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL, Assignment.Purpose.MACHINE]
     rows = Assignment.objects.filter(topic__task=task, purpose__in=purposes).values_list(
         "pk", "topic__number", "purpose"
     )
-    found, any_machine = {}, False
+    found, machine_ids = {}, set()
     for pk, number, purpose in rows:
         is_machine = purpose == Assignment.Purpose.MACHINE
-        any_machine = any_machine or is_machine
+        if is_machine:
+            machine_ids.add(pk)
         if machines or not is_machine:
             found[pk] = number
-    return found, any_machine
+    return found, machine_ids
 
 
 def _work_judgments(task: RetrievalTask, assignments: dict[int, str] | None = None):  # type: ignore[no-untyped-def]
@@ -66,16 +69,19 @@ def task_agreement(
     or more assessors can show (dis)agreement, so the database returns just those (a grouped
     subquery), in one query (plus the assignments and names).
     """
-    assignments, has_machines = _work_assignments(task, machines=machine_judges)
+    assignments, machine_ids = _work_assignments(task, machines=machine_judges)
     graded = _work_judgments(task, assignments).filter(grade__isnull=False)
-    shared_hits = _shared_hits(graded)
-    rows = graded.filter(hit_id__in=shared_hits).values_list(
+    shared_ids = _shared_hits(graded)
+    rows = graded.filter(hit_id__in=shared_ids).values_list(
         "assessor_id", "hit_id", "grade", "assignment_id"
     )
     ratings: Ratings = defaultdict(dict)
+    people: Ratings = defaultdict(dict)  # the same without machine judges
     by_topic: dict[str, Ratings] = defaultdict(lambda: defaultdict(dict))
     for assessor_id, hit_id, grade, assignment_id in rows:
         ratings[assessor_id][hit_id] = grade  # type: ignore[assignment]
+        if assignment_id not in machine_ids:
+            people[assessor_id][hit_id] = grade  # type: ignore[assignment]
         by_topic[assignments[assignment_id]][assessor_id][hit_id] = grade  # type: ignore[assignment]
     scale = scale_points(task)
     pooled = pooled_pairs(ratings)
@@ -87,7 +93,9 @@ def task_agreement(
             kappa_of_pairs(pooled, categories=scale.categories),
             kappa_of_pairs(binary, categories=(0, 1)),
         ),
-        has_machine_judges=has_machines,
+        has_machine_judges=bool(machine_ids),
+        shared_hits=len(shared_hits(ratings)),
+        people_shared_hits=len(shared_hits(people)),
     )
     for topic in sorted(by_topic, key=natural_key):
         table.per_topic.extend(

@@ -231,6 +231,11 @@ URLS: dict[str, Entry] = {
     "pooling_api:run-detail": Entry(path={"pk": "run"}),
     "pooling_api:pool-stats": Entry(path=TASK),
     "pooling_api:pool-build": Entry(path=TASK),
+    "assessment_api:assignment-list": Entry(query=PAGE),
+    "assessment_api:assignment-items": Entry(path=ASSIGNMENT, query=PAGE),
+    "assessment_api:assignment-item": Entry(
+        path={"assignment_id": "assignment", "item_id": "item"}
+    ),
     "assessment_api:item-judgments": Entry(
         path={"assignment_id": "assignment", "item_id": "item"},
         bodies=(
