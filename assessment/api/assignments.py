@@ -26,6 +26,7 @@ from assessment.models import Assignment
 from assessment.selectors.item_list import ItemEntry, item_detail, item_entries
 from assessment.selectors.judging import ItemPage
 from assessment.selectors.progress import (
+    ITEM_STATES,
     AssignmentProgress,
     assignment_for,
     assignments_with_progress,
@@ -88,9 +89,7 @@ class HitOut(serializers.Serializer):
 class ItemOut(serializers.Serializer):
     id = serializers.IntegerField(source="status.item_id")
     position = serializers.IntegerField(source="status.position", help_text="From 1.")
-    state = serializers.ChoiceField(
-        source="status.state", choices=["unjudged", "partial", "judged", "flagged", "previous"]
-    )
+    state = serializers.ChoiceField(source="status.state", choices=ITEM_STATES)
     judged_hits = serializers.IntegerField(source="status.judged")
     total_hits = serializers.IntegerField(source="status.hits")
     answer = serializers.CharField(help_text="A generated answer's text (open QA items).")

@@ -37,9 +37,9 @@ from assessment.selectors.progress import (
     progress_of,
 )
 from collection.core.document_html import DISPLAY_MAX_CHARS, DocumentDisplay, document_display
-from collection.models import Document, Formula, Post, RetrievalTask, Topic
 from collection.core.post_html import clean_post_html, linked_post_ids, thread_url
 from collection.core.query_terms import query_terms
+from collection.models import Document, Formula, Post, RetrievalTask, Topic
 from kernel.prepared import prepared_rows
 from pooling.models import Hit, PoolItem
 

@@ -268,6 +268,10 @@ def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignm
     return rows[0] if rows else None
 
 
+# What an item's judging state may be, in the item list's order (ItemStatus.state).
+ITEM_STATES = ("unjudged", "partial", "judged", "flagged", "previous")
+
+
 @dataclass(frozen=True)
 class ItemStatus:
     item_id: int

@@ -28,6 +28,7 @@ from assessment.selectors.guidelines import (
 from assessment.selectors.item_state import item_hit_ids
 from assessment.selectors.judging import ItemPage, item_page
 from assessment.selectors.progress import (
+    ITEM_STATES,
     assignment_for,
     assignments_with_progress,
     item_statuses,
@@ -47,7 +48,7 @@ IDLE_LIMIT_SECONDS = 120.0
 # the service's check, with a clear message) or a flag.
 GRADE_VALUES = frozenset(str(grade) for grade in range(MAX_GRADE + 1))
 CHOICE_VALUES = [*sorted(GRADE_VALUES), *(flag for flag in Judgment.Flag.values if flag)]
-ITEM_STATES = ["all", "unjudged", "partial", "judged", "flagged", "previous"]
+SHOWN_STATES = ["all", *ITEM_STATES]
 
 
 def _assignment_or_404(request: HttpRequest, assignment_id: int) -> Assignment:
@@ -95,14 +96,11 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
         parse_choice,
         request.GET.get("show"),
         name="show",
-        choices=ITEM_STATES,
+        choices=SHOWN_STATES,
         default="all",
     )
     shown = [s for s in statuses if wanted in ("all", s.state)]
-    counts = {
-        state: sum(1 for s in statuses if s.state == state)
-        for state in ("unjudged", "partial", "judged", "flagged", "previous")
-    }
+    counts = {state: sum(1 for s in statuses if s.state == state) for state in ITEM_STATES}
     context = {
         "assignment": assignment,
         "guidelines": _guidelines(assignment),
