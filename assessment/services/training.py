@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from assessment.models import Assignment, GoldGrade, Judgment, MachineJudge, TrainingRound
 from collection.models import RetrievalTask, Topic
+from kernel.core.grades import GRADE_DONT_KNOW, GRADE_SYSTEM_FAILURE
 from kernel.core.qrels import QrelsFormatError, qrels_parse
 from pooling.models import Hit, PoolItem
 
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 Qrels = Mapping[tuple[str, str], int]  # (topic number, item key) -> grade 0..G
-FLAG_CODES = frozenset({5, 6})  # Task 3 qrels: system failure, do not know
+FLAG_CODES = frozenset({GRADE_SYSTEM_FAILURE, GRADE_DONT_KNOW})  # Task 3 qrels flags
 
 
 class TrainingError(Exception):
