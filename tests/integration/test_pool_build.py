@@ -286,7 +286,7 @@ def test_build_pools_command_prints_progress_and_summary_when_task_exists() -> N
 
 @pytest.mark.django_db
 def test_build_pools_command_fails_cleanly_when_task_is_unknown() -> None:
-    with pytest.raises(CommandError, match="no 'formula' task"):
+    with pytest.raises(CommandError, match="campaign 'Nope' has no formula task"):
         call_command("build_pools", "--campaign", "Nope", "--task", "formula")
 
 

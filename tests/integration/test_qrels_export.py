@@ -97,5 +97,5 @@ def test_export_qrels_command_writes_file_when_campaign_and_task_named(tmp_path:
 
 
 def test_export_qrels_command_fails_clearly_when_task_unknown() -> None:
-    with pytest.raises(CommandError, match="no campaign"):
+    with pytest.raises(CommandError, match="campaign 'nope' has no answer task"):
         call_command("export_qrels", "--campaign", "nope", "--task", "answer")

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from assessment.core.judge_grades import FORMATS
 from assessment.services.machine_judges import MachineJudgeError, machine_judge_import
-from pooling.management.commands.import_run import find_task
+from collection.management.task_lookup import find_task
 
 
 class Command(BaseCommand):

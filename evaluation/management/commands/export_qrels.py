@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collection.management.task_lookup import find_task
 from collection.models import RetrievalTask
 from evaluation.services import QrelsExportError, QrelsIncompleteError, qrels_export, qrels_policy
 
@@ -40,13 +41,7 @@ class Command(BaseCommand):
         parser.add_argument("--label", default="", help="a name for this qrels version")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        task = (
-            RetrievalTask.objects.select_related("campaign")
-            .filter(campaign__name=options["campaign"], kind=options["task"])
-            .first()
-        )
-        if task is None:
-            raise CommandError(f"no campaign {options['campaign']!r} with a {options['task']} task")
+        task = find_task(options["campaign"], options["task"])
         if options["min_relevant"] is not None and options["min_relevant"] < 0:
             raise CommandError("--min-relevant must be 0 or more")
         policy = qrels_policy(

@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collection.management.task_lookup import find_task
 from collection.models import RetrievalTask
 from evaluation.models import QrelsVersion
 from evaluation.services import PublicationError, results_publish, results_withdraw
@@ -30,11 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--by", metavar="USERNAME", help="the organizer to record")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        task = RetrievalTask.objects.filter(
-            campaign__name=options["campaign"], kind=options["task"]
-        ).first()
-        if task is None:
-            raise CommandError(f"no campaign {options['campaign']!r} with a {options['task']} task")
+        task = find_task(options["campaign"], options["task"])
         by = None
         if options["by"]:
             by = get_user_model().objects.filter(username=options["by"]).first()

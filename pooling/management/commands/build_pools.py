@@ -6,20 +6,9 @@ from typing import Any, TextIO, cast
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from collection.management.task_lookup import find_task
 from collection.models import RetrievalTask
 from pooling.services.pools import PoolBuildError, pool_build
-
-
-def task_from_options(options: dict[str, Any]) -> RetrievalTask:
-    """The task named by --campaign (name) and --task (kind: answer, formula, openqa)."""
-    try:
-        return RetrievalTask.objects.select_related("campaign").get(
-            campaign__name=options["campaign"], kind=options["task"]
-        )
-    except RetrievalTask.DoesNotExist as error:
-        raise CommandError(
-            f"no {options['task']!r} task in campaign {options['campaign']!r}"
-        ) from error
 
 
 class Command(BaseCommand):
@@ -39,7 +28,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        task = task_from_options(options)
+        task = find_task(options["campaign"], options["task"])
         with tqdm(
             total=0, unit="topic", desc="pooling", file=cast(TextIO, self.stderr._out)
         ) as bar:

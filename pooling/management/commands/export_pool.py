@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from collection.management.task_lookup import find_task
 from collection.models import RetrievalTask
-from pooling.management.commands.build_pools import task_from_options
 from pooling.selectors.pool_export import EXPORT_KINDS, pool_export_lines
 
 
@@ -22,7 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--kind", choices=EXPORT_KINDS, default="hits")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        task = task_from_options(options)
+        task = find_task(options["campaign"], options["task"])
         lines = pool_export_lines(task, options["kind"])
         if str(options["out"]) == "-":
             for line in lines:

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from collection.management.task_lookup import find_task
 from collection.models import RetrievalTask
 from pooling.models import Run
 from pooling.services.runs import (
@@ -20,34 +21,6 @@ from pooling.services.runs import (
     run_submit,
     team_ensure,
 )
-
-# Accepted spellings of a task on the command line and in ARQMath file names.
-TASK_NAMES = {
-    "answer": "answer",
-    "task1": "answer",
-    "1": "answer",
-    "formula": "formula",
-    "task2": "formula",
-    "2": "formula",
-    "openqa": "openqa",
-    "task3": "openqa",
-    "3": "openqa",
-    "document": "document",  # TREC-style tasks: TREC runs with the collection's docnos
-}
-
-
-def find_task(campaign: str, task: str) -> RetrievalTask:
-    kind = TASK_NAMES.get(task.lower())
-    if kind is None:
-        raise CommandError(
-            f"unknown task {task!r}: use answer|formula|openqa|document (or task1..task3)"
-        )
-    try:
-        return RetrievalTask.objects.select_related("campaign").get(
-            campaign__name=campaign, kind=kind
-        )
-    except RetrievalTask.DoesNotExist as exc:
-        raise CommandError(f"campaign {campaign!r} has no {kind} task") from exc
 
 
 def report_problems(command: BaseCommand, report: dict[str, Any]) -> None:

@@ -16,7 +16,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from pooling.management.commands.import_run import TASK_NAMES, find_task, import_one
+from collection.management.task_lookup import TASK_NAMES, find_task
+from pooling.management.commands.import_run import import_one
 from pooling.models import Run
 
 SUFFIXES = (".tsv.gz", ".txt.gz", ".tsv", ".txt", ".gz", ".trec")
