@@ -12,8 +12,10 @@ from django.db.models import Q, QuerySet
 from assessment.models import Adjudication, Assignment, Judgment, MachineJudge
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
+from collection.services.topic_categories_import import topic_categories_of
 from evaluation.access import results_visible_to
 from evaluation.core.answers import answer_id
+from evaluation.core.categories import CategorySubset, category_subsets
 from evaluation.core.measures import RankedRow, RunRow
 from evaluation.core.official import official_measure_names
 from evaluation.core.qrels import (
@@ -33,6 +35,7 @@ from evaluation.models import (
     TaskPublication,
 )
 from kernel.access import is_organizer
+from kernel.core.qrels import qrels_parse
 from kernel.params import parse_id
 from pooling.access import runs_visible_to
 from pooling.core.algorithms import answer_key
@@ -374,3 +377,14 @@ def result_rows(
     if columns is None:
         columns = task_columns(qrels.task)
     return [dict(row) for row in sort_rows(rows, "", columns)]
+
+
+def results_by_category(
+    task: RetrievalTask, qrels: QrelsVersion, rows: list[dict], measure: str
+) -> list[CategorySubset]:
+    """Each run's mean of ``measure`` per topic category (empty when no topic has one)."""
+    categories = topic_categories_of(task)
+    if not categories or not rows:
+        return []
+    topics = {entry.topic for entry in qrels_parse(qrels.content)}
+    return category_subsets(rows, categories, topics, measure)

@@ -96,6 +96,7 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "measure": measure,
         "chosen": chosen,
         "topics": _topic_rows(chosen, keys),
+        "by_category": _by_category(task, qrels, rows, measure),
         "chart": _chart_data(rows, columns, chosen, measure),
         "significance": _significance(job, measure) if staff else [],
         "reusability": job.reusability if staff and job else [],
@@ -113,6 +114,26 @@ def _measures_text(task: RetrievalTask) -> str:
         f"Official measures: {', '.join(names)} (trec_eval's; binary measures count grade "
         f"≥ {task.relevance_level} as relevant unless a name sets rel=)."
     )
+
+
+def _by_category(
+    task: RetrievalTask, qrels: QrelsVersion | None, rows: list[dict], measure: str
+) -> dict | None:
+    """The per-category table: its column groups and, per run, its mean in each subset."""
+    subsets = selectors.results_by_category(task, qrels, rows, measure) if qrels else []
+    if not subsets:
+        return None
+    groups: dict[str, int] = {}
+    for subset in subsets:
+        groups[subset.category] = groups.get(subset.category, 0) + 1
+    return {
+        "groups": list(groups.items()),
+        "subsets": subsets,
+        "runs": [
+            {"run": row["run"], "means": [s.means[i] for s in subsets]}
+            for i, row in enumerate(rows)
+        ],
+    }
 
 
 def _topic_rows(chosen: dict | None, keys: list[str]) -> list[dict]:

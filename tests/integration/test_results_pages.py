@@ -35,7 +35,8 @@ def test_staff_results_page_shows_runs_best_first_with_significance_when_evaluat
 ) -> None:
     data, qrels = evaluated
     client, _ = logged_in(staff=True)
-    with django_assert_max_num_queries(12):  # type: ignore[operator]
+    # 13: one of them asks whether the task's topics have categories
+    with django_assert_max_num_queries(13):  # type: ignore[operator]
         response = client.get(reverse("evaluation:results", args=[data.task.pk]))
     assert response.status_code == 200
     html = response.content.decode()
@@ -175,3 +176,64 @@ def test_qrels_page_imports_file_in_its_order_or_lists_its_problem_when_uploaded
     response = client.post(url, {"action": "import", "file": bad})
     assert "line 1: expected 4 columns" in response.content.decode()
     assert QrelsVersion.objects.count() == 1
+
+
+def test_results_break_down_by_topic_category_when_categories_are_imported(
+    evaluated: tuple[JudgedTask, QrelsVersion], tmp_path, django_assert_max_num_queries: object
+) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from evaluation.models import EvaluationResult
+
+    data, qrels = evaluated
+    path = tmp_path / "categories.tsv"
+    path.write_text("topic\ttype\tdifficulty\nA.1\tproof\thigh\nA.2\tproof\tlow\n")
+    out = StringIO()
+    campaign = data.task.campaign.name
+    call_command(
+        "import_topic_categories", str(path), "--campaign", campaign, "--task", "answer", stdout=out
+    )
+    assert "categories of 2 topic(s) stored" in out.getvalue()
+    client, _ = logged_in(staff=True)
+    with django_assert_max_num_queries(13):  # type: ignore[operator]
+        response = client.get(
+            reverse("evaluation:results", args=[data.task.pk]), {"measure": "ndcg_prime"}
+        )
+    html = response.content.decode()
+    assert "By topic category" in html
+    table = response.context["by_category"]
+    assert [(s.category, s.value) for s in table["subsets"]] == [
+        ("difficulty", "high"),
+        ("difficulty", "low"),
+        ("type", "proof"),
+    ]
+    for line, result in zip(
+        table["runs"],
+        sorted(EvaluationResult.objects.filter(qrels=qrels), key=lambda r: r.run.tag),
+        strict=True,
+    ):
+        # a topic the run left out scores 0 (these results average over all qrels topics)
+        a1 = result.per_topic.get("A.1", {}).get("ndcg_prime", 0.0)
+        a2 = result.per_topic.get("A.2", {}).get("ndcg_prime", 0.0)
+        assert line["means"] == pytest.approx([a1, a2, (a1 + a2) / 2])
+
+
+def test_unknown_topic_in_a_categories_file_stores_nothing_and_names_the_line(
+    evaluated: tuple[JudgedTask, QrelsVersion], tmp_path
+) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from collection.models import Topic
+
+    data, _ = evaluated
+    path = tmp_path / "categories.tsv"
+    path.write_text("topic\ttype\nA.1\tproof\nA.99\tconcept\n")
+    with pytest.raises(CommandError, match=r"categories\.tsv line 3: topic 'A\.99' is not a topic"):
+        call_command(
+            "import_topic_categories", str(path), "--campaign", data.task.campaign.name,
+            "--task", "answer",
+        )  # fmt: skip
+    assert not Topic.objects.filter(task=data.task, metadata__has_key="categories").exists()
