@@ -91,6 +91,7 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "not_scored": (selectors.runs_not_scored(task, qrels, user=request.user) if qrels else []),
         "average_notes": average_notes(rows) or [AVERAGE_TEXT[task.average]],
         "qrels_notice": qrels_notice(qrels, task),
+        "unjudged_text": unjudged_rule(task.kind, task.official_measures),
         "columns": columns,
         "measures_text": _measures_text(task),
         "measure": measure,

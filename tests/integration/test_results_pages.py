@@ -237,3 +237,16 @@ def test_unknown_topic_in_a_categories_file_stores_nothing_and_names_the_line(
             "--task", "answer",
         )  # fmt: skip
     assert not Topic.objects.filter(task=data.task, metadata__has_key="categories").exists()
+
+
+def test_results_say_what_the_task_does_with_unjudged_results_when_shown(
+    evaluated: tuple[JudgedTask, QrelsVersion],
+) -> None:
+    data, _ = evaluated
+    client, _ = logged_in(staff=True)
+    html = client.get(reverse("evaluation:results", args=[data.task.pk])).content.decode()
+    assert "Unjudged results are left out before scoring (ARQMath&#x27;s prime measures)." in html
+    data.task.official_measures = ["map", "P_10"]
+    data.task.save(update_fields=["official_measures"])
+    html = client.get(reverse("evaluation:results", args=[data.task.pk])).content.decode()
+    assert "Unjudged results count as not relevant, as trec_eval counts them" in html
