@@ -4,9 +4,12 @@ The collection tables hold millions of rows: foreign keys are raw-id inputs, lis
 their related rows in the same query and skip the full count.
 """
 
+from typing import Any
+
 from django.contrib import admin
 from django.http import HttpRequest
 
+from collection.core.task_defaults import KIND_DEFAULTS, defaults_summary, task_defaults
 from collection.models import (
     Campaign,
     CollectionImport,
@@ -56,6 +59,19 @@ class RetrievalTaskAdmin(admin.ModelAdmin):
     # Checked against the task's grade scale, so it is set with the scale on
     # /organize/task/<id>/guidelines/.
     readonly_fields = ("relevance_level",)
+
+    def save_model(self, request: HttpRequest, obj: RetrievalTask, form: Any, change: bool) -> None:
+        """A new task takes its kind's defaults for every setting the organizer left as the
+        form offered it (collection/core/task_defaults.py), and says which."""
+        if not change and obj.kind in KIND_DEFAULTS:
+            for name, value in task_defaults(obj.kind).as_fields().items():
+                if name not in form.changed_data:
+                    setattr(obj, name, value)
+            self.message_user(
+                request, f"The {obj.kind} task starts with its kind's defaults: "
+                f"{defaults_summary(obj.kind)}."
+            )  # fmt: skip
+        super().save_model(request, obj, form, change)
 
 
 class TopicFormulaInline(admin.TabularInline):
