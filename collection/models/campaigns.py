@@ -3,6 +3,7 @@
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from collection.core.task_defaults import ARQMATH
 from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL, MAX_GRADE
 
 TOPIC_NUMBER_MAX_CHARS = 64
@@ -58,14 +59,15 @@ class RetrievalTask(models.Model):
     submission_deadline = models.DateTimeField(
         null=True, blank=True, help_text="Overrides the campaign's deadline for this task."
     )
-    primary_depth = models.PositiveSmallIntegerField(default=45)
-    alternate_depth = models.PositiveSmallIntegerField(default=20)
+    primary_depth = models.PositiveSmallIntegerField(default=ARQMATH.primary_depth)
+    alternate_depth = models.PositiveSmallIntegerField(default=ARQMATH.alternate_depth)
     primary_k = models.PositiveSmallIntegerField(
-        default=25, help_text="Visually distinct formulae pooled per primary run."
+        default=ARQMATH.primary_k, help_text="Visually distinct formulae pooled per primary run."
     )
-    alternate_k = models.PositiveSmallIntegerField(default=15)
+    alternate_k = models.PositiveSmallIntegerField(default=ARQMATH.alternate_k)
     max_instances = models.PositiveSmallIntegerField(
-        default=5, help_text="N: formula instances judged per visually distinct formula."
+        default=ARQMATH.max_instances,
+        help_text="N: formula instances judged per visually distinct formula.",
     )
     formula_policy = models.CharField(
         max_length=10, choices=FormulaPolicy.choices, default=FormulaPolicy.VOTE
@@ -92,7 +94,7 @@ class RetrievalTask(models.Model):
     )
     # Protocol settings: used by default by the qrels page, CLI and REST.
     min_relevant = models.PositiveSmallIntegerField(
-        default=2,
+        default=ARQMATH.min_relevant,
         help_text="Qrels drop topics with fewer H+M-relevant items than this (ARQMath: 2; "
         "0 keeps every topic).",
     )

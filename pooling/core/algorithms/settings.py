@@ -9,6 +9,8 @@ alternate, with at most N = 5 instances judged per visually distinct formula. Ba
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from collection.core.task_defaults import ARQMATH
+
 Role = Literal["primary", "alternate"]
 FormulaPolicy = Literal["vote", "thread"]
 
@@ -17,11 +19,11 @@ FormulaPolicy = Literal["vote", "thread"]
 class PoolSettings:
     """Everything a build depends on besides the runs; recorded with each build."""
 
-    primary_depth: int = 45
-    alternate_depth: int = 20
-    primary_k: int = 25
-    alternate_k: int = 15
-    max_instances: int = 5
+    primary_depth: int = ARQMATH.primary_depth
+    alternate_depth: int = ARQMATH.alternate_depth
+    primary_k: int = ARQMATH.primary_k
+    alternate_k: int = ARQMATH.alternate_k
+    max_instances: int = ARQMATH.max_instances
     formula_policy: FormulaPolicy = "vote"
     seed: int = 0
     # Formula instances in comments: ARQMath's guidelines say "retrieved formulas from the
