@@ -161,7 +161,10 @@ STORAGES = {
 # Run files are streamed from a temporary file, never held whole in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-RUN_FILE_MAX_BYTES = int(os.environ.get("RUN_FILE_MAX_BYTES", str(200 * 1024 * 1024)))
+# The largest run file accepted, counted after decompression (a 100-topic x 1,000-row TREC
+# run is about 6 MB), and the longest line in one (a Task 3 answer line is a few KB).
+RUN_FILE_MAX_BYTES = int(os.environ.get("RUN_FILE_MAX_BYTES", str(50 * 1024 * 1024)))
+RUN_LINE_MAX_BYTES = int(os.environ.get("RUN_LINE_MAX_BYTES", str(64 * 1024)))
 
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {
