@@ -104,9 +104,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # Login lockout with django-axes (https://django-axes.readthedocs.io/en/latest/4_configuration.html):
-# LOGIN_FAILURE_LIMIT failed logins for one account, or from one address, lock it for
-# LOGIN_LOCKOUT_MINUTES, on the site's login and the admin's. Attempts are counted in the
-# database, so logins (and the lockout) work while Redis is down. See config/auth.py.
+# LOGIN_FAILURE_LIMIT failed logins for one account from one address lock that account at that
+# address, and LOGIN_ADDRESS_FAILURE_LIMIT failed logins from one address, whatever the
+# accounts, lock the address, each for LOGIN_LOCKOUT_MINUTES, on the site's login and the
+# admin's. Assessors behind one NAT do not lock each other out, and knowing a username is not
+# enough to lock its owner out. Attempts are counted in the database, so logins (and the
+# lockout) work while Redis is down. See config/auth.py.
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: turns a lockout into the page below
 AUTHENTICATION_BACKENDS = [
@@ -114,13 +117,18 @@ AUTHENTICATION_BACKENDS = [
     # Django's model backend, loading the user's roles with the user (menus need no query).
     "assessment.roles.RoleAwareBackend",
 ]
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_HANDLER = "config.auth.LoginLockoutHandler"  # the two limits above
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "50"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+# The account at an address, and the address alone (with its own, higher limit).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 # A success does not wipe the failures: with per-address counting it would also wipe a
 # guesser's failures against other accounts from the same address.
 AXES_RESET_ON_SUCCESS = False
+# Axes logs a banner on every start (each manage.py command) and a line for every failed
+# login; LOGIN_LOG_VERBOSE=1 brings both back. Lockouts are logged either way (config/auth.py).
+AXES_VERBOSE = os.environ.get("LOGIN_LOG_VERBOSE", "") == "1"
 AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"  # registration/locked_out.html
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
 AXES_USERNAME_CALLABLE = "config.auth.client_username"  # bounded: a long guess is no 500
@@ -310,4 +318,5 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"axes": {"level": "INFO" if AXES_VERBOSE else "ERROR"}},
 }
