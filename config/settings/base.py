@@ -173,6 +173,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # run is about 6 MB), and the longest line in one (a Task 3 answer line is a few KB).
 RUN_FILE_MAX_BYTES = int(os.environ.get("RUN_FILE_MAX_BYTES", str(50 * 1024 * 1024)))
 RUN_LINE_MAX_BYTES = int(os.environ.get("RUN_LINE_MAX_BYTES", str(64 * 1024)))
+# A qrels file uploaded on the results pages is parsed whole: ARQMath's are about 1 MB, the
+# largest TREC ones a few tens of MB.
+QRELS_FILE_MAX_BYTES = int(os.environ.get("QRELS_FILE_MAX_BYTES", str(100 * 1024 * 1024)))
 
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {

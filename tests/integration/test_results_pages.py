@@ -175,3 +175,17 @@ def test_qrels_page_imports_file_in_its_order_or_lists_its_problem_when_uploaded
     response = client.post(url, {"action": "import", "file": bad})
     assert "line 1: expected 4 columns" in response.content.decode()
     assert QrelsVersion.objects.count() == 1
+
+
+def test_qrels_page_refuses_a_file_over_the_size_setting_when_uploaded(settings) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.QRELS_FILE_MAX_BYTES = 20
+    data = judged_answer_task()
+    client, _ = logged_in(staff=True)
+    url = reverse("evaluation:qrels", args=[data.task.pk])
+    upload = SimpleUploadedFile("qrels.tsv", b"A.1\t0\t101\t1\n" * 2)  # 26 bytes
+    response = client.post(url, {"action": "import", "file": upload, "label": "official"})
+    assert response.status_code == 200
+    assert "larger than the limit of 20 bytes" in response.content.decode()
+    assert not QrelsVersion.objects.exists()
