@@ -90,6 +90,13 @@ def main() -> None:
             lambda: bomb(b"A.1 501 1 0.9 t\n" + b"\n" * 5000, 2000 * MB // scale),
             None,
         ),
+        (
+            "one topic far past 1,000 rows",
+            lambda: b"".join(
+                b"1 Q0 d%d %d 0.5 t\n" % (n, n % 1000 + 1) for n in range(2_500_000 // scale)
+            ),
+            everything,
+        ),
         ("unknown docnos", lambda: document_lines(size=100 * MB // scale), documents),
         ("valid 100 x 1,000 rows (reference)", lambda: document_lines(topics=100), everything),
     ]

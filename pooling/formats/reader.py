@@ -23,6 +23,7 @@ from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
+from pooling.core.run_limits import Blocks, until_report_full, within_row_limit
 from pooling.formats.collection_checks import CollectionCheck, fills_columns
 from pooling.formats.detect import COLUMNS, detect_format
 from pooling.formats.documents import document_rows
@@ -160,7 +161,9 @@ class RunReading:
             run.error(first[0], None, _unknown_layout(first[1]))
             blocks.close()
             return
-        rest = _until_report_full(run, chain(read, blocks))
+        rest = until_report_full(run, chain(read, blocks), MAX_LISTED)
+        if self.context.topics is not None:
+            rest = within_row_limit(run, rest, len(self.context.topics), MAX_ROWS_PER_TOPIC)
         for _ in _read_rows(run, run.format, rest, self.context, self._tag):
             if check_as_read:
                 self._check_as_read()
@@ -185,18 +188,6 @@ class RunReading:
         if run.ok:
             warn_about_order_and_missing_topics(run, self.context)
         return run
-
-
-Blocks = Iterator[tuple[int, list[bytes]]]
-
-
-def _until_report_full(run: ParsedRun, blocks: Blocks) -> Blocks:
-    """The blocks, until the report is full: the first line of the block not read is noted."""
-    for first, lines in blocks:
-        if run.error_count >= MAX_LISTED:
-            run.stopped_at_line = first
-            return
-        yield first, lines
 
 
 def _find_first_line(
@@ -277,6 +268,8 @@ class _Reader:
                 found = found[:40] + "…"
             given = "the tag given for this run" if self.given_tag else "the file's first tag"
             run.error(lineno, "run", f"run tag {found!r} is not {run.tag!r}, {given}")
+        if fields[0] in self.over_limit:
+            return  # a topic past its row limit: said once, its further rows are not read
         record = self.parse(fields, lineno, run)
         if record is not None:
             self.accept(fields[0], record)

@@ -10,6 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 PURE_PACKAGES = [
     "pooling/algorithms",
     "pooling/formats",
+    "pooling/core",
     "collection/formats",
     "collection/formats/documents",
 ]

@@ -132,3 +132,27 @@ def test_collection_is_checked_in_batches_with_the_same_rows_when_the_file_is_va
     assert len(run.rows) == count
     assert sum(asked) == count
     assert len(asked) >= 2
+
+
+def test_rows_past_what_the_tasks_topics_can_hold_stop_the_read_on_the_first_one() -> None:
+    topics = frozenset({"T0", "T1"})
+    data = rows(1999) + b"\n" * 5 + rows(30_000, start=2000)  # 2,000 rows fit: T0 and T1
+    run = read(data, context=RunContext(topics=topics))
+    # T2 and later are not topics of the task: reported until the first row past 2,000
+    first_over = 1999 + 5 + 2  # the 2,001st row, after the blank lines
+    assert (first_over, None) in problems(run)
+    over = next(p for p in run.errors if p.line == first_over)
+    assert over.message == (
+        "more than 2,000 rows: a run of this task holds at most 1,000 rows for each of its 2 topics"
+    )
+    assert max(p.line or 0 for p in run.errors) == first_over
+    assert run.bytes_read < len(data) // 2
+
+
+def test_a_topic_past_1000_rows_is_reported_once_when_its_rows_go_on() -> None:
+    # One topic of a 100-topic task, 100,000 rows: one error, and no row kept.
+    topics = frozenset(f"T{n}" for n in range(100))
+    data = b"".join(b"T0 Q0 %d %d 0.5 t\n" % (n, n % 1000 + 1) for n in range(100_000))
+    run = read(data, context=RunContext(task_kind="answer", topics=topics))
+    assert problems(run) == [(1001, "topic")]
+    assert len(run.columns) == 0

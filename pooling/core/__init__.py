@@ -1,0 +1,1 @@
+"""Pooling's pure code: no Django, no database."""
