@@ -50,8 +50,8 @@ FAST_LAYOUTS = {
     (RunFormat.TREC, False): (2, "post_id", 3, 4),
     (RunFormat.TREC, True): (2, "formula_id", 3, 4),
 }
-# Rows read are checked against the collection this many at a time (every block once the
-# file is sure to fail): a file naming ids the collection does not know is refused early.
+# Rows read are checked against the collection this many at a time: a file naming ids the
+# collection does not know is refused early, and a file sure to fail holds no more rows.
 CHECK_BATCH_ROWS = 50_000
 
 
@@ -171,10 +171,10 @@ class RunReading:
         blocks.close()  # stopped early: let go of the file (and a gzip reader) now
 
     def _check_as_read(self) -> None:
-        """Check a batch of rows against the collection; once the file is sure to fail,
-        check every block and drop its rows, which will never be stored."""
+        """Check a batch of rows against the collection; once the file is sure to fail, the
+        rows checked are dropped (they will never be stored)."""
         run, check = self.run, self._check
-        if run.ok and len(run.columns) - check.start < CHECK_BATCH_ROWS:
+        if len(run.columns) - check.start < CHECK_BATCH_ROWS:
             return
         check.check(run)
         if not run.ok:
@@ -185,6 +185,8 @@ class RunReading:
         run = self.run
         # the rows read well are checked whatever else is wrong
         self._check.finish(run, whole_file=run.stopped_at_line is None)
+        if not run.ok:
+            run.columns.clear()  # a file with any error stores none of its rows
         if run.ok:
             warn_about_order_and_missing_topics(run, self.context)
         return run
