@@ -18,6 +18,7 @@ SCRIPTS = [
     "import_collection.py",
     "import_documents.py",
     "ingest_runs.py",
+    "hostile_runs.py",
     "evaluate.py",
     "evaluate_measures.py",
     "judging_load.py",

@@ -105,9 +105,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # Login lockout with django-axes (https://django-axes.readthedocs.io/en/latest/4_configuration.html):
-# LOGIN_FAILURE_LIMIT failed logins for one account, or from one address, lock it for
-# LOGIN_LOCKOUT_MINUTES, on the site's login and the admin's. Attempts are counted in the
-# database, so logins (and the lockout) work while Redis is down. See assessment/login.py.
+# LOGIN_FAILURE_LIMIT failed logins for one account from one address lock that account at that
+# address, and LOGIN_ADDRESS_FAILURE_LIMIT failed logins from one address, whatever the
+# accounts, lock the address, each for LOGIN_LOCKOUT_MINUTES, on the site's login and the
+# admin's. Assessors behind one NAT do not lock each other out, and knowing a username is not
+# enough to lock its owner out. Attempts are counted in the database, so logins (and the
+# lockout) work while Redis is down. See assessment/login.py.
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: turns a lockout into the page below
 AUTHENTICATION_BACKENDS = [
@@ -115,13 +118,18 @@ AUTHENTICATION_BACKENDS = [
     # Django's model backend, loading the user's roles with the user (menus need no query).
     "assessment.roles.RoleAwareBackend",
 ]
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_HANDLER = "assessment.login.LoginLockoutHandler"  # the two limits above
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "50"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+# The account at an address, and the address alone (with its own, higher limit).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 # A success does not wipe the failures: with per-address counting it would also wipe a
 # guesser's failures against other accounts from the same address.
 AXES_RESET_ON_SUCCESS = False
+# Axes logs a banner on every start (each manage.py command) and a line for every failed
+# login; LOGIN_LOG_VERBOSE=1 brings both back. Lockouts are logged either way (assessment/login.py).
+AXES_VERBOSE = os.environ.get("LOGIN_LOG_VERBOSE", "") == "1"
 AXES_LOCKOUT_CALLABLE = "assessment.login.lockout_response"  # registration/locked_out.html
 AXES_CLIENT_IP_CALLABLE = "assessment.login.client_ip"
 AXES_USERNAME_CALLABLE = "assessment.login.client_username"  # bounded: a long guess is no 500
@@ -162,7 +170,13 @@ STORAGES = {
 # Run files are streamed from a temporary file, never held whole in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-RUN_FILE_MAX_BYTES = int(os.environ.get("RUN_FILE_MAX_BYTES", str(200 * 1024 * 1024)))
+# The largest run file accepted, counted after decompression (a 100-topic x 1,000-row TREC
+# run is about 6 MB), and the longest line in one (a Task 3 answer line is a few KB).
+RUN_FILE_MAX_BYTES = int(os.environ.get("RUN_FILE_MAX_BYTES", str(50 * 1024 * 1024)))
+RUN_LINE_MAX_BYTES = int(os.environ.get("RUN_LINE_MAX_BYTES", str(64 * 1024)))
+# A qrels file uploaded on the results pages is parsed whole: ARQMath's are about 1 MB, the
+# largest TREC ones a few tens of MB.
+QRELS_FILE_MAX_BYTES = int(os.environ.get("QRELS_FILE_MAX_BYTES", str(100 * 1024 * 1024)))
 
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {
@@ -308,4 +322,5 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"axes": {"level": "INFO" if AXES_VERBOSE else "ERROR"}},
 }

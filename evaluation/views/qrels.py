@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -215,8 +216,14 @@ def _measures(request: HttpRequest, task: RetrievalTask, form: OfficialMeasuresF
 def _qrels_upload(request: HttpRequest, task: RetrievalTask, upload: QrelsImportForm) -> bool:
     if not upload.is_valid():
         return False
+    # Read no further than the limit: the file is held whole to be parsed.
+    limit = settings.QRELS_FILE_MAX_BYTES
+    data = upload.cleaned_data["file"].read(limit + 1)
+    if len(data) > limit:
+        upload.add_error("file", f"larger than the limit of {limit:,} bytes")
+        return False
     try:
-        text = upload.cleaned_data["file"].read().decode("utf-8")
+        text = data.decode("utf-8")
         version = qrels_import(
             task=task, text=text, label=upload.cleaned_data["label"], created_by=request.user
         )

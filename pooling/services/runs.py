@@ -116,7 +116,12 @@ def _reading(
     """The file's reading against ``task`` and its collection, and notes on skipped checks."""
     context, notes = run_context(task, task_topic_ids(task))
     reading = RunReading(
-        stream, name=file_name, context=context, max_bytes=settings.RUN_FILE_MAX_BYTES, tag=tag
+        stream,
+        name=file_name,
+        context=context,
+        max_bytes=settings.RUN_FILE_MAX_BYTES,
+        tag=tag,
+        max_line_bytes=settings.RUN_LINE_MAX_BYTES,
     )
     return reading, notes
 

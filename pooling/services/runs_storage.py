@@ -163,7 +163,8 @@ class _ReadingSource:
     ) -> None:
         self._run_id, self._topic_ids, self._binary = run_id, topic_ids, binary
         self._run = reading.run
-        self._blocks = reading.rows()
+        # COPY holds the connection while it pulls rows: the collection is looked up after.
+        self._blocks = reading.rows(check_as_read=False)
         self._sent = 0
         self._header = runs_binary.HEADER if binary else b""
         self._trailer = runs_binary.TRAILER if binary else b""

@@ -65,8 +65,45 @@ window.MathJax = {
   },
   startup: {
     typeset: true,
+    ready: function () {
+      window.MathJax.startup.defaultReady();
+      styleThroughCssom(window.MathJax.startup.adaptor);
+      assistiveCopyWithoutStyles(window.MathJax.startup.document);
+    },
   },
 };
+
+// MathJax writes a formula's inline style as a style attribute in two places: its safe filter
+// (ui/safe) parses the TeX's style on a detached <div style="...">, and CHTML output puts what
+// the filter kept (the borders of \bbox and \fcolorbox) on the typeset element. The policy's
+// style-src-attr 'none' refuses both: the style is lost and the browser files a violation
+// report each time, on every page whose TeX holds one. MathJax's DOM adaptor is where both
+// writes go through: a style attribute is handed over through the CSSOM instead
+// (element.style.cssText), which the policy does not restrict and which MathJax uses for all
+// its other layout. What a formula may style is still decided by the safe filter above.
+function styleThroughCssom(adaptor) {
+  var setAttribute = adaptor.setAttribute;
+  adaptor.setAttribute = function (node, name, value, ns) {
+    if (name === "style" && !ns && node.style) {
+      node.style.cssText = value;
+      return;
+    }
+    return setAttribute.call(this, node, name, value, ns);
+  };
+}
+
+// The copy of each formula for screen readers (mjx-assistive-mml) is MathML text that MathJax
+// parses back into elements: a style in it would be a style attribute again, refused the same
+// way. That copy is never seen, so it is written without styles.
+function assistiveCopyWithoutStyles(mathDocument) {
+  var visitor = mathDocument.visitor;
+  if (!visitor || !visitor.getAttributes) return;
+  var getAttributes = visitor.getAttributes;
+  visitor.getAttributes = function (node) {
+    // Values come escaped (a quote is &quot;), so an attribute ends at the next quote.
+    return getAttributes.call(this, node).replace(/ style="[^"]*"/g, "");
+  };
+}
 
 window.qrelsmithTypeset = function (element) {
   if (window.MathJax && window.MathJax.typesetPromise) {

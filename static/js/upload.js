@@ -50,6 +50,10 @@
       if (report.more_errors) {
         box.appendChild(el("p", "more", "… and " + report.more_errors + " more not listed."));
       }
+      if (report.stopped_message) {
+        var stopped = report.stopped_message;
+        box.appendChild(el("p", "more", stopped.charAt(0).toUpperCase() + stopped.slice(1) + "."));
+      }
     }
     return box;
   }

@@ -250,3 +250,17 @@ def test_results_say_what_the_task_does_with_unjudged_results_when_shown(
     data.task.save(update_fields=["official_measures"])
     html = client.get(reverse("evaluation:results", args=[data.task.pk])).content.decode()
     assert "Unjudged results count as not relevant, as trec_eval counts them" in html
+
+
+def test_qrels_page_refuses_a_file_over_the_size_setting_when_uploaded(settings) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.QRELS_FILE_MAX_BYTES = 20
+    data = judged_answer_task()
+    client, _ = logged_in(staff=True)
+    url = reverse("evaluation:qrels", args=[data.task.pk])
+    upload = SimpleUploadedFile("qrels.tsv", b"A.1\t0\t101\t1\n" * 2)  # 26 bytes
+    response = client.post(url, {"action": "import", "file": upload, "label": "official"})
+    assert response.status_code == 200
+    assert "larger than the limit of 20 bytes" in response.content.decode()
+    assert not QrelsVersion.objects.exists()

@@ -89,5 +89,6 @@ def test_accepted_rows_and_error_lines_match_the_rules_when_rows_are_random(
     run = read_run(io.BytesIO(data), context=RunContext(task_kind="answer"))
     accepted, error_lines = expected_rows(rows)
     got = [(r.topic, r.post_id, r.rank, r.score, r.line) for r in run.rows]
-    assert got == accepted
+    # A file with any error keeps no rows: they would never be stored.
+    assert got == (accepted if not error_lines else [])
     assert sorted({p.line for p in run.errors if p.line is not None}) == error_lines

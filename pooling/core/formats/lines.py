@@ -8,10 +8,10 @@ from __future__ import annotations
 import gzip
 import io
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import BinaryIO
 
-from pooling.core.formats.model import ParsedRun
+from pooling.core.formats.model import MAX_LINE_BYTES, ParsedRun
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"  # editors on Windows start UTF-8 files with it: not part of line 1
@@ -54,22 +54,35 @@ def open_stream(stream: BinaryIO) -> tuple[BinaryIO, bool]:
 # Lines are split a block at a time (C-level work, no per-line calls); blocks small enough
 # that a run's rows can be sent to the database block by block while the next one is read.
 CHUNK_BYTES = 1 << 16
+# A run file may hold a few blank lines (between topics, at its end); no real one holds
+# thousands. Refusing past this many keeps a file of near-empty lines (a gzip of a few KB can
+# hold millions) from costing a worker seconds of stepping over nothing.
+MAX_BLANK_LINES = 10_000
 
 
 def line_blocks(
-    stream: BinaryIO, run: ParsedRun, max_bytes: int
-) -> Iterator[tuple[int, list[bytes]]]:
+    stream: BinaryIO, run: ParsedRun, max_bytes: int, max_line_bytes: int = MAX_LINE_BYTES
+) -> Generator[tuple[int, list[bytes]], None, None]:
     """Yield (number of the first line, lines) a block at a time; record on ``run`` why
     reading stopped.
 
     A NUL byte means a binary file, bytes past ``max_bytes`` (counted after decompression, so
-    a small gzip bomb cannot slip through) mean a file too large: both stop the read. Lines
+    a small gzip bomb cannot slip through) mean a file too large, a line longer than
+    ``max_line_bytes`` means a file that is not a run: each stops the read at once. Lines
     that are not UTF-8 are reported and blanked. Lines keep their line ends and may be blank:
-    the caller's split() drops both."""
+    the caller's split() drops both, but past ``MAX_BLANK_LINES`` of them the file is refused:
+    a few bytes each, they would cost more to step over than a run's rows cost to read.
+
+    Each block's bytes are looked at once: the unfinished last line carried to the next
+    block is never longer than ``max_line_bytes``, so time is linear in the file's size and
+    memory bounded whatever the file holds."""
     source, compressed = open_stream(stream)
-    size, lineno, tail = 0, 1, b""
+    # A block no longer than a line may be: only the line that spans the block boundary
+    # (the first) and the unfinished last one can be too long.
+    chunk = min(CHUNK_BYTES, max_line_bytes)
+    size, lineno, tail, blank = 0, 1, b"", 0
     try:
-        while block := source.read(CHUNK_BYTES):
+        while block := source.read(chunk):
             if size == 0 and block.startswith(UTF8_BOM):
                 block = block[len(UTF8_BOM) :]
                 size += len(UTF8_BOM)
@@ -79,12 +92,21 @@ def line_blocks(
                 run.error(at, None, f"file is larger than the limit of {max_bytes:,} bytes")
                 return
             size += len(block)
-            if b"\0" in data:
+            if b"\0" in block:
                 at = lineno + data.count(b"\n", 0, data.index(b"\0"))
                 run.error(at, None, "binary file: a NUL byte; upload a text run file")
                 return
             lines = data.split(b"\n")
             tail = lines.pop()
+            if (lines and len(lines[0]) > max_line_bytes) or len(tail) > max_line_bytes:
+                at = lineno if lines and len(lines[0]) > max_line_bytes else lineno + len(lines)
+                run.error(at, None, _too_long(max_line_bytes))
+                return
+            blank += lines.count(b"") + sum(map(bytes.isspace, lines))
+            if blank > MAX_BLANK_LINES:
+                at = _blank_line_over_limit(lines, lineno, blank)
+                run.error(at, None, f"more than {MAX_BLANK_LINES:,} blank lines: not a run file")
+                return
             if not data.isascii():
                 _blank_non_utf8(lines, lineno, run)
             yield lineno, lines
@@ -98,6 +120,24 @@ def line_blocks(
         run.error(lineno, None, f"unreadable {what}: {exc}")
     finally:
         run.bytes_read = size
+
+
+def _blank_line_over_limit(lines: list[bytes], lineno: int, blank: int) -> int:
+    """The number of the blank line that took the count past the limit (in this block)."""
+    over = blank - MAX_BLANK_LINES  # the over-th blank line of the block from its end
+    for offset in range(len(lines) - 1, -1, -1):
+        if not lines[offset].strip():
+            over -= 1
+            if over == 0:
+                return lineno + offset
+    return lineno
+
+
+def _too_long(max_line_bytes: int) -> str:
+    return (
+        f"line is longer than the limit of {max_line_bytes:,} bytes: a run file's lines are "
+        "short (a Task 3 answer line, the longest, is a few KB)"
+    )
 
 
 def _blank_non_utf8(lines: list[bytes], first: int, run: ParsedRun) -> None:

@@ -15,7 +15,14 @@ MAX_ROWS_PER_TOPIC = 1000
 MAX_ANSWER_CHARS = 1200
 MAX_SOURCES_CHARS = 2000  # Task 3's sources column: the post ids an answer was built from
 MAX_DOCNO_CHARS = 200  # collection.models.DOCNO_MAX_CHARS: a docno longer is in no collection
-DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+# A real run is far smaller: 100 topics x 1,000 rows of TREC text is about 6 MB. The limit is
+# counted after decompression, so it also bounds what a small gzip may expand to.
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+# The longest line a run file may hold. The longest legitimate one is a Task 3 answer line
+# (1,200 characters of answer, up to 2,000 of sources, each character up to 4 UTF-8 bytes):
+# about 3 KB in practice, under 13 KB at worst. A longer "line" is a file that is not a run,
+# and the reader refuses it as soon as it is seen instead of gathering it.
+MAX_LINE_BYTES = 64 * 1024
 
 
 class RunFormat(enum.StrEnum):
@@ -103,6 +110,21 @@ class RunColumns:
     def __len__(self) -> int:
         return len(self.rank)
 
+    def clear(self) -> None:
+        """Drop every row (a file sure to fail keeps none: they will never be stored)."""
+        for column in (
+            self.topic,
+            self.post_id,
+            self.formula_id,
+            self.rank,
+            self.score,
+            self.line,
+            self.answer,
+            self.sources,
+            self.docno,
+        ):
+            column.clear()
+
 
 @dataclass
 class ParsedRun:
@@ -117,6 +139,8 @@ class ParsedRun:
     error_count: int = 0
     warning_count: int = 0
     bytes_read: int = 0
+    # Set when reading stopped early because the report was full: the first line not read.
+    stopped_at_line: int | None = None
     # Which column a row's ``doc`` is: post_id (Task 1, TREC), formula_id (Task 2), topic
     # (Task 3), docno (document tasks).
     doc_column: str = "post_id"
@@ -206,6 +230,13 @@ class ParsedRun:
             "errors": [p.as_dict() for p in self.errors],
             "more_errors": more_errors,
             "more_errors_message": f"and {more_errors} more" if more_errors else "",
+            "stopped_at_line": self.stopped_at_line,
+            "stopped_message": (
+                f"reading stopped at line {self.stopped_at_line:,} after {MAX_LISTED} problems; "
+                "the rest of the file was not checked"
+                if self.stopped_at_line is not None
+                else ""
+            ),
             "warning_count": self.warning_count,
             "warnings": [p.as_dict() for p in self.warnings],
             "more_warnings": more_warnings,

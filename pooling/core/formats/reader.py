@@ -23,12 +23,14 @@ from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
-from pooling.core.formats.collection_checks import check_collection, fills_columns
+from pooling.core.formats.collection_checks import CollectionCheck, fills_columns
 from pooling.core.formats.detect import COLUMNS, detect_format
 from pooling.core.formats.documents import document_rows
 from pooling.core.formats.lines import line_blocks
 from pooling.core.formats.model import (
     DEFAULT_MAX_BYTES,
+    MAX_LINE_BYTES,
+    MAX_LISTED,
     MAX_RANK,
     MAX_ROWS_PER_TOPIC,
     ParsedRun,
@@ -38,6 +40,7 @@ from pooling.core.formats.model import (
 )
 from pooling.core.formats.order import warn_about_order_and_missing_topics
 from pooling.core.formats.rows import TAG_COLUMN, row_parser
+from pooling.core.run_limits import Blocks, until_report_full, within_row_limit
 
 NO_CONTEXT = RunContext()
 # Fast-path layouts: (id column, its kind, rank column, score column); Task 2 and Task 3
@@ -47,6 +50,9 @@ FAST_LAYOUTS = {
     (RunFormat.TREC, False): (2, "post_id", 3, 4),
     (RunFormat.TREC, True): (2, "formula_id", 3, 4),
 }
+# Rows read are checked against the collection this many at a time: a file naming ids the
+# collection does not know is refused early, and a file sure to fail holds no more rows.
+CHECK_BATCH_ROWS = 50_000
 
 
 def read_run_path(
@@ -55,11 +61,19 @@ def read_run_path(
     context: RunContext | None = None,
     max_bytes: int | None = None,
     tag: str | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> ParsedRun:
     """``read_run`` on a file on disk, named after it."""
     path = Path(path)
     with path.open("rb") as stream:
-        return read_run(stream, name=path.name, context=context, max_bytes=max_bytes, tag=tag)
+        return read_run(
+            stream,
+            name=path.name,
+            context=context,
+            max_bytes=max_bytes,
+            tag=tag,
+            max_line_bytes=max_line_bytes,
+        )
 
 
 def read_run(
@@ -69,6 +83,7 @@ def read_run(
     context: RunContext | None = None,
     max_bytes: int | None = None,
     tag: str | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> ParsedRun:
     """Parse and validate a run file from a binary stream, line by line.
 
@@ -77,9 +92,17 @@ def read_run(
     run's and the others must repeat it.
 
     Never raises for bad content: any bytes give a ParsedRun whose ``errors`` say what is
-    wrong (the first 100 by line listed, ``error_count`` counts them all). Rows keep the
-    file's order."""
-    reading = RunReading(stream, name=name, context=context, max_bytes=max_bytes, tag=tag)
+    wrong (the first 100 by line listed, ``error_count`` counts those found). Once 100
+    problems are found reading stops (``stopped_at_line``): a longer report helps no one,
+    and a hostile file costs no more than a short one. Rows keep the file's order."""
+    reading = RunReading(
+        stream,
+        name=name,
+        context=context,
+        max_bytes=max_bytes,
+        tag=tag,
+        max_line_bytes=max_line_bytes,
+    )
     for _ in reading.rows():
         pass
     return reading.finish()
@@ -92,7 +115,10 @@ class RunReading:
     are accepted so far (``run.columns``); ``finish()`` then runs the checks that need every
     row (the collection, rank order) and returns the ParsedRun. Rows handed on before
     ``finish()`` are final only when ``rows_final`` (no column is filled in from the
-    collection), and the file is valid only if ``finish()`` says so."""
+    collection), and the file is valid only if ``finish()`` says so.
+
+    Memory stays bounded whatever the file's size: rows are checked against the collection
+    as they come, and once the file is sure to fail the rows checked are dropped."""
 
     def __init__(
         self,
@@ -102,20 +128,27 @@ class RunReading:
         context: RunContext | None = None,
         max_bytes: int | None = None,
         tag: str | None = None,
+        max_line_bytes: int = MAX_LINE_BYTES,
     ) -> None:
         self.context = context or NO_CONTEXT
         self.run = ParsedRun(name=name, tag=tag or "")
         self._stream = stream
         self._max_bytes = max_bytes or DEFAULT_MAX_BYTES
+        self._max_line_bytes = max_line_bytes
         self._tag = tag
+        self._check = CollectionCheck(self.context)
 
     @property
     def rows_final(self) -> bool:
         return not fills_columns(self.context)
 
-    def rows(self) -> Iterator[int]:
+    def rows(self, *, check_as_read: bool = True) -> Iterator[int]:
+        """Read the file, yielding the number of rows accepted so far after each block.
+
+        ``check_as_read=False`` leaves every collection check to ``finish()``: for a caller
+        whose lookups cannot run while it consumes the rows (a COPY holds the connection)."""
         run = self.run
-        blocks = line_blocks(self._stream, run, self._max_bytes)
+        blocks = line_blocks(self._stream, run, self._max_bytes, self._max_line_bytes)
         read, first = _find_first_line(blocks)
         if first is None:
             if run.ok:
@@ -123,22 +156,40 @@ class RunReading:
             return
         run.format = detect_format(first[1].split(), self.context.task_kind)
         if run.format is None:
+            # Not a run file: reading on would only cost time (a gzip of a few KB can
+            # expand to the size limit) to report more of what is already clear.
             run.error(first[0], None, _unknown_layout(first[1]))
-            for _ in blocks:  # still read to the end: a later binary or size problem is reported
-                pass
+            blocks.close()
             return
-        yield from _read_rows(run, run.format, chain(read, blocks), self.context, self._tag)
+        rest = until_report_full(run, chain(read, blocks), MAX_LISTED)
+        if self.context.topics is not None:
+            rest = within_row_limit(run, rest, len(self.context.topics), MAX_ROWS_PER_TOPIC)
+        for _ in _read_rows(run, run.format, rest, self.context, self._tag):
+            if check_as_read:
+                self._check_as_read()
+            yield len(run.columns)
+        blocks.close()  # stopped early: let go of the file (and a gzip reader) now
+
+    def _check_as_read(self) -> None:
+        """Check a batch of rows against the collection; once the file is sure to fail, the
+        rows checked are dropped (they will never be stored)."""
+        run, check = self.run, self._check
+        if len(run.columns) - check.start < CHECK_BATCH_ROWS:
+            return
+        check.check(run)
+        if not run.ok:
+            run.columns.clear()
+            check.rows_dropped()
 
     def finish(self) -> ParsedRun:
         run = self.run
-        if len(run.columns):  # the rows read well are checked whatever else is wrong
-            check_collection(run, self.context)
+        # the rows read well are checked whatever else is wrong
+        self._check.finish(run, whole_file=run.stopped_at_line is None)
+        if not run.ok:
+            run.columns.clear()  # a file with any error stores none of its rows
         if run.ok:
             warn_about_order_and_missing_topics(run, self.context)
         return run
-
-
-Blocks = Iterator[tuple[int, list[bytes]]]
 
 
 def _find_first_line(
@@ -187,6 +238,7 @@ class _Reader:
         # topic as in the file -> ids seen for it (None: the topic is not of this task)
         self.docs: dict[bytes, set[int | str] | None] = {}
         self.topic_names: dict[bytes, str] = {}
+        self.over_limit: set[bytes] = set()  # topics with more than MAX_ROWS_PER_TOPIC rows
 
     def first_tag(self, fields: list[bytes]) -> None:
         self.tag = fields[self.tag_column]
@@ -218,6 +270,8 @@ class _Reader:
                 found = found[:40] + "…"
             given = "the tag given for this run" if self.given_tag else "the file's first tag"
             run.error(lineno, "run", f"run tag {found!r} is not {run.tag!r}, {given}")
+        if fields[0] in self.over_limit:
+            return  # a topic past its row limit: said once, its further rows are not read
         record = self.parse(fields, lineno, run)
         if record is not None:
             self.accept(fields[0], record)
@@ -236,12 +290,16 @@ class _Reader:
             what = "answer" if run.format is RunFormat.ARQMATH_OPENQA else "document"
             run.error(record.line, "doc", f"{what} {record.doc} repeated for topic {record.topic}")
             return
-        if len(docs) == MAX_ROWS_PER_TOPIC:
-            run.error(
-                record.line,
-                "topic",
-                f"more than {MAX_ROWS_PER_TOPIC} rows for topic {record.topic}",
-            )
+        if len(docs) >= MAX_ROWS_PER_TOPIC:
+            # Said once per topic; the rows past the limit are not kept (the file fails).
+            if topic not in self.over_limit:
+                self.over_limit.add(topic)
+                run.error(
+                    record.line,
+                    "topic",
+                    f"more than {MAX_ROWS_PER_TOPIC} rows for topic {record.topic}",
+                )
+            return
         docs.add(doc)
         _append(run, self.topic_names[topic], record)
 

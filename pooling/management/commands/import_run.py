@@ -29,6 +29,8 @@ def report_problems(command: BaseCommand, report: dict[str, Any]) -> None:
         command.stderr.write(f"  {where}: {problem['message']}")
     if report["more_errors"]:
         command.stderr.write(f"  ... and {report['more_errors']} more")
+    if report.get("stopped_message"):
+        command.stderr.write(f"  ({report['stopped_message']})")
 
 
 def import_one(command: BaseCommand, path: Path, task: RetrievalTask, **fields: Any) -> Run:

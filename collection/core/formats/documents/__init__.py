@@ -14,6 +14,7 @@ from pathlib import Path
 from collection.core.formats.documents.detect import FORMATS, detect_format, sniff_format
 from collection.core.formats.documents.jsonl import parse_jsonl
 from collection.core.formats.documents.record import (
+    BODY_MAX_CHARS,
     DOCNO_MAX_CHARS,
     MAX_PROBLEMS,
     DocumentProblems,
@@ -25,9 +26,25 @@ from collection.core.formats.documents.source import DocumentFile
 from collection.core.formats.documents.trec import parse_trec
 from collection.core.formats.documents.tsv import parse_tsv
 
+# The longest line each format may hold: long enough for a document at every field's limit
+# (a body of BODY_MAX_CHARS characters, and title, URL and metadata beside it) written in the
+# format's most expensive spelling of a character, so no storable document is refused; a
+# longer line is refused when that many bytes are read instead of being gathered whole.
+# JSONL: one document per line, a character up to 6 bytes (a \uXXXX escape).
+# TSV: one document per line, cells as they are: up to 4 bytes (UTF-8).
+# TREC SGML: a document spans lines, but one line may hold a whole body: up to 10 bytes
+# (a numeric entity such as &#x10FFFF;).
+_OTHER_FIELDS_BYTES = 64 * 1024 * 1024
+LINE_MAX_BYTES = {
+    "jsonl": 6 * BODY_MAX_CHARS + _OTHER_FIELDS_BYTES,
+    "tsv": 4 * BODY_MAX_CHARS + _OTHER_FIELDS_BYTES,
+    "trec": 10 * BODY_MAX_CHARS + _OTHER_FIELDS_BYTES,
+}
+
 __all__ = [
     "DOCNO_MAX_CHARS",
     "FORMATS",
+    "LINE_MAX_BYTES",
     "MAX_PROBLEMS",
     "DocumentFile",
     "DocumentProblems",
@@ -49,7 +66,7 @@ def read_documents(
     """The documents of an open file in ``file_format`` (trec, jsonl or tsv)."""
     if file_format not in PARSERS:
         raise ValueError(f"unknown document format {file_format!r}: one of {', '.join(FORMATS)}")
-    return PARSERS[file_format](handle.lines(), problems)
+    return PARSERS[file_format](handle.lines(LINE_MAX_BYTES[file_format]), problems)
 
 
 def documents_of(

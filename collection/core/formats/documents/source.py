@@ -10,6 +10,7 @@ import gzip
 import io
 import zlib
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
@@ -18,6 +19,9 @@ from collection.core.formats.errors import ImportFileError
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
 _BUFFER = 1 << 20
+# No line is gathered past this many bytes: the cap of the format that reads it
+# (LINE_MAX_BYTES in __init__.py) or, for sniffing and tools, this one.
+DEFAULT_LINE_MAX_BYTES = 1 << 30
 
 
 def _open_raw(path: str | Path) -> io.BufferedReader:
@@ -46,23 +50,39 @@ class DocumentFile:
     def bytes_read(self) -> int:
         return self._raw.tell()
 
-    def lines(self) -> Iterator[bytes]:
-        """Every line, the first without its byte order mark; a broken gzip stream is an
-        error naming the line reached."""
+    def lines(self, max_line_bytes: int = DEFAULT_LINE_MAX_BYTES) -> Iterator[bytes]:
+        """Every line, the first without its byte order mark; a broken gzip stream, or a line
+        longer than ``max_line_bytes`` (refused once that many bytes are read, not gathered
+        to its end: a small gzip can hold a line of gigabytes), is an error naming the line."""
         stream = self._stream
         try:
-            first = stream.readline()
+            first = stream.readline(max_line_bytes + 2)
             if first.startswith(BOM):
                 first = first[len(BOM) :]
             if first:
                 self.line = 1
+                self._check_length(first, max_line_bytes)
                 yield first
-            for self.line, raw in enumerate(stream, 2):
+            # readline(limit) at C speed, as iterating the stream would be; the limit leaves
+            # room for a line end of two bytes (CRLF) after a line of exactly max_line_bytes.
+            lines = iter(partial(stream.readline, max_line_bytes + 2), b"")
+            for self.line, raw in enumerate(lines, 2):
+                if len(raw) > max_line_bytes:
+                    self._check_length(raw, max_line_bytes)
                 yield raw
         except (EOFError, OSError, zlib.error) as error:
             raise ImportFileError(
                 self.path, self.line + 1, f"cannot read the gzip stream: {error}"
             ) from error
+
+    def _check_length(self, raw: bytes, max_line_bytes: int) -> None:
+        if len(raw.rstrip(b"\r\n")) > max_line_bytes:
+            raise ImportFileError(
+                self.path,
+                self.line,
+                f"line longer than {max_line_bytes:,} bytes: longer than any document "
+                "this format can hold within the import's limits",
+            )
 
     def head(self, size: int = 65_536) -> bytes:
         """The first ``size`` bytes of the content (decompressed), BOM dropped; for sniffing,
