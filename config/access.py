@@ -39,6 +39,8 @@ __all__ = [
     "results_visible_to",
     "runs_visible_to",
     "task_for",
+    "tasks_open_to",
+    "team_may_submit",
     "teams_of",
 ]
 
@@ -99,6 +101,26 @@ def teams_of(user: Any) -> QuerySet[Team]:
     if not _is_person(user):
         return teams.none()
     return teams.filter(members=user)
+
+
+def team_may_submit(team: Team, task: RetrievalTask) -> bool:
+    """May ``team`` submit runs to ``task``: when it names no campaign, or names the task's."""
+    campaigns = team.campaigns.all()
+    return not campaigns.exists() or campaigns.filter(pk=task.campaign_id).exists()
+
+
+def tasks_open_to(user: Any) -> QuerySet[RetrievalTask]:
+    """The tasks ``user`` may submit runs to: every task for organizers; for anybody else the
+    tasks of the campaigns one of their teams takes part in (``team_may_submit``)."""
+    tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
+    if is_organizer(user):
+        return tasks
+    teams = teams_of(user)
+    if not teams.exists():
+        return tasks.none()
+    if teams.filter(campaigns__isnull=True).exists():
+        return tasks
+    return tasks.filter(campaign__teams__in=teams).distinct()
 
 
 def runs_visible_to(user: Any, task: RetrievalTask | None = None) -> QuerySet[Run]:
