@@ -151,6 +151,8 @@ STATICFILES_DIRS = [
     BASE_DIR / "static",
     ("vendor/mathjax", BASE_DIR / "node_modules" / "mathjax" / "es5"),
     ("vendor/chartjs", BASE_DIR / "node_modules" / "chart.js" / "dist"),
+    # axe-core: only the browser tests load it (tests/browser/test_accessibility_browser.py).
+    ("vendor/axe-core", BASE_DIR / "node_modules" / "axe-core"),
 ]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
