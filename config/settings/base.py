@@ -309,4 +309,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # Django's default config gives the "django" logger a console handler of its own (when
+    # DEBUG) and lets it propagate to the root's: every line (runserver's "Watching for file
+    # changes", request errors) came out twice. One handler, the root's.
+    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
 }

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from collection.formats.qrels import QRELS_FILE_HELP
 from collection.models import RetrievalTask
 from config.access import organizer_required, task_for
 from config.params import parse_id
@@ -92,7 +93,7 @@ class OfficialMeasuresForm(forms.Form):
 
 
 class QrelsImportForm(forms.Form):
-    file = forms.FileField(help_text="topic 0 id grade, tab-separated; the file's order is kept.")
+    file = forms.FileField(help_text=f"{QRELS_FILE_HELP.capitalize()}; the file's order is kept.")
     label = forms.CharField(max_length=100, required=False, initial="official")
 
 

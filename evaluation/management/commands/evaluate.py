@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collection.formats.qrels import QRELS_FILE_HELP
 from evaluation.answers import AnswerMapError
 from evaluation.official import default_text, official_measure_names
 from evaluation.qrels import QrelsFormatError
@@ -25,7 +26,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("runs", nargs="+", metavar="RUN", help="run files (gzip allowed)")
-        parser.add_argument("--qrels", required=True, help="qrels file: topic 0 id grade")
+        parser.add_argument("--qrels", required=True, help=f"qrels file: {QRELS_FILE_HELP}")
         parser.add_argument(
             "--task",
             choices=["answer", "formula", "openqa", "document"],
