@@ -28,7 +28,6 @@ def demo_url() -> str:
     return f"http://127.0.0.1:{os.environ.get('PORT') or '8000'}"
 
 
-
 class Command(BaseCommand):
     help = "Build synthetic demo campaigns (collections, topics, runs, users), ready to click."
 
