@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.db.models import F, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 from django.http import Http404, HttpRequest, HttpResponseBase
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -116,11 +116,11 @@ def tasks_open_to(user: Any) -> QuerySet[RetrievalTask]:
     if is_organizer(user):
         return tasks
     teams = teams_of(user)
-    if not teams.exists():
-        return tasks.none()
-    if teams.filter(campaigns__isnull=True).exists():
-        return tasks
-    return tasks.filter(campaign__teams__in=teams).distinct()
+    # One query: a team of the user's in the task's campaign, or one naming no campaign.
+    return tasks.filter(
+        Exists(teams.filter(campaigns=OuterRef("campaign")))
+        | Exists(teams.filter(campaigns__isnull=True))
+    )
 
 
 def runs_visible_to(user: Any, task: RetrievalTask | None = None) -> QuerySet[Run]:
