@@ -123,9 +123,7 @@ def test_assessor_sees_gold_beside_own_grades_when_opening_a_submitted_round(
     assert page.goto(f"/organize/task/{demo_task.pk}/").status == 403
 
 
-def test_progress_axis_follows_the_judgments_when_the_pool_is_larger(
-    page, demo_task
-) -> None:
+def test_progress_axis_follows_the_judgments_when_the_pool_is_larger(page, demo_task) -> None:
     log_in_as_organizer(page)
     page.goto(f"/organize/task/{demo_task.pk}/")
     page.wait_for_function("() => document.getElementById('chart-progress')?.dataset.rendered")
