@@ -140,3 +140,10 @@ def test_no_wcag_violation_on_any_page_when_each_role_walks_the_demo(
         f"axe-core found WCAG 2.1 A/AA violations on {len(failing)} of {len(found)} pages "
         f"as {username}:\n{_report(failing)}"
     )
+
+
+def test_no_wcag_violation_on_the_login_page_when_nobody_is_logged_in(page) -> None:
+    page.goto("/accounts/login/")
+    page.add_script_tag(url=AXE)
+    violations = page.evaluate(RUN_AXE, WCAG_TAGS)
+    assert violations == [], _report({"/accounts/login/": violations})
