@@ -19,15 +19,18 @@ node_modules/.installed: package.json package-lock.json
 
 setup: $(BIN)/activate node_modules/.installed
 
-# Fresh machine → the app on http://127.0.0.1:8000 with a demo campaign (SQLite, in-process tasks).
+# Fresh machine → the app on http://127.0.0.1:$(PORT) with a demo campaign (SQLite, in-process
+# tasks). PORT comes from the environment or the command line (`make demo PORT=8080`).
+PORT ?= 8000
+
 demo: setup
 	mkdir -p var
 	$(MANAGE) migrate --noinput
-	$(MANAGE) demo
-	$(MANAGE) runserver 127.0.0.1:8000
+	PORT=$(PORT) $(MANAGE) demo
+	$(MANAGE) runserver 127.0.0.1:$(PORT)
 
 serve: setup
-	$(MANAGE) runserver 127.0.0.1:8000
+	$(MANAGE) runserver 127.0.0.1:$(PORT)
 
 # Fresh machine → lint, types, migrations check and every test against PostgreSQL and Redis.
 test: setup browser-deps lint typecheck migrations-check pytest

@@ -72,30 +72,43 @@ class RoleAwareBackend(ModelBackend):
 
 @dataclass(frozen=True)
 class Menu:
+    """What a user is and may use; templates read it as ``menu`` and never ask ``is_staff``."""
+
     assess: bool = False  # My assignments
     runs: bool = False  # Runs (upload and list)
     results: bool = False
     organize: bool = False  # Organize, Pools, Admin
+    is_organizer: bool = False  # kernel.access.is_organizer
+    submits_runs: bool = False  # a member of a team: uploads that team's runs
 
 
 def menu_for(user: Any) -> Menu:
     """The menu entries a user can use."""
     if user is None or not user.is_authenticated:
         return Menu()
-    if is_organizer(user):
-        return Menu(assess=True, runs=True, results=True, organize=True)
     if not hasattr(user, "in_team"):  # loaded some other way (a token, a test): ask
         user = _user_with_roles(user.pk)
         if user is None:
             return Menu()
     participant = bool(user.in_team)
+    if is_organizer(user):
+        return Menu(
+            assess=True,
+            runs=True,
+            results=True,
+            organize=True,
+            is_organizer=True,
+            submits_runs=participant,
+        )
     return Menu(
         assess=bool(user.has_assignments) or not participant,
         runs=participant,
         results=participant,
+        submits_runs=participant,
     )
 
 
 def menu(request: HttpRequest) -> dict[str, Any]:
-    """Context processor: ``menu`` for base.html's navigation, worked out only when used."""
+    """Context processor: ``menu`` for base.html's navigation and every template's role checks,
+    worked out only when used."""
     return {"menu": SimpleLazyObject(lambda: menu_for(getattr(request, "user", None)))}

@@ -112,6 +112,7 @@ def step_runs(demo: Demo) -> None:
     files = _files(demo)
     for run_file in files.runs:
         team, _ = Team.objects.get_or_create(name=run_file.team)
+        team.campaigns.add(demo.tasks[run_file.task_kind].campaign)  # offered only its tasks
         uploader = team.members.order_by("id").first() or demo.users["organizer"]
         baseline = {"is_baseline": True, "pool_as_primary": True} if run_file.baseline else {}
         with run_file.path.open("rb") as stream:

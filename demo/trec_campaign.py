@@ -186,6 +186,7 @@ def _configure(task: RetrievalTask, seed: int, organizer: User | None) -> None:
 def _submit_runs(task: RetrievalTask, files: TrecCampaignFiles, users: dict[str, User]) -> None:
     for run_file in files.runs:
         team, _ = team_ensure(name=run_file.team)
+        team.campaigns.add(task.campaign)  # its members are offered this campaign's tasks only
         uploader = team.members.order_by("id").first() or users.get("organizer")
         with run_file.path.open("rb") as stream:
             run_submit(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from collection.models import RetrievalTask
 from kernel.access import is_organizer, is_person
@@ -28,6 +28,26 @@ def team_for_user(user: Any, *, team_name: str | None = None) -> Team | None:
         return teams_of(user).filter(name=team_name).first()
     mine = list(teams_of(user).filter(members=user)[:2])
     return mine[0] if len(mine) == 1 else None
+
+
+def team_may_submit(team: Team, task: RetrievalTask) -> bool:
+    """May ``team`` submit runs to ``task``: when it names no campaign, or names the task's."""
+    campaigns = team.campaigns.all()
+    return not campaigns.exists() or campaigns.filter(pk=task.campaign_id).exists()
+
+
+def tasks_open_to(user: Any) -> QuerySet[RetrievalTask]:
+    """The tasks ``user`` may submit runs to: every task for organizers; for anybody else the
+    tasks of the campaigns one of their teams takes part in (``team_may_submit``)."""
+    tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
+    if is_organizer(user):
+        return tasks
+    teams = teams_of(user)
+    # One query: a team of the user's in the task's campaign, or one naming no campaign.
+    return tasks.filter(
+        Exists(teams.filter(campaigns=OuterRef("campaign")))
+        | Exists(teams.filter(campaigns__isnull=True))
+    )
 
 
 def runs_visible_to(user: Any, task: RetrievalTask | None = None) -> QuerySet[Run]:

@@ -10,8 +10,9 @@ from pooling.models import PoolBuild, PoolItem, Run, Team
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
     list_display = ["name", "member_count", "run_count", "created_at"]
+    list_filter = ["campaigns"]
     search_fields = ["name", "members__username"]
-    filter_horizontal = ["members"]
+    filter_horizontal = ["members", "campaigns"]  # campaigns: the tasks its members may submit to
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Team]:
         return (

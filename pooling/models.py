@@ -23,6 +23,15 @@ TEAM_NAME_MAX_CHARS = 100
 class Team(models.Model):
     name = models.CharField(max_length=TEAM_NAME_MAX_CHARS, unique=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
+    # The campaigns the team registered for: its members are offered, and may submit to, those
+    # campaigns' tasks only. None named: every campaign (teams from before campaigns were named,
+    # and teams an organizer's run import creates). The rule: kernel.access.team_may_submit.
+    campaigns = models.ManyToManyField(
+        "collection.Campaign",
+        related_name="teams",
+        blank=True,
+        help_text="Campaigns this team takes part in; none: every campaign.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -48,8 +57,9 @@ class Run(models.Model):
     tag = models.CharField(max_length=40, validators=[RUN_TAG_VALIDATOR])
     role = models.CharField(max_length=10, choices=Role.choices)
     is_manual = models.BooleanField(default=False)
+    # ARQMath's "data used" (text, math or both); blank for document (TREC-style) tasks.
     declared_data = models.CharField(
-        max_length=5, choices=DeclaredData.choices, default=DeclaredData.BOTH
+        max_length=5, choices=DeclaredData.choices, default=DeclaredData.BOTH, blank=True
     )
     description = models.TextField(blank=True, max_length=RUN_DESCRIPTION_MAX_CHARS)
     # Organizer-only fields.

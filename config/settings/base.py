@@ -160,6 +160,8 @@ STATICFILES_DIRS = [
     BASE_DIR / "static",
     ("vendor/mathjax", BASE_DIR / "node_modules" / "mathjax" / "es5"),
     ("vendor/chartjs", BASE_DIR / "node_modules" / "chart.js" / "dist"),
+    # axe-core: only the browser tests load it (tests/browser/test_accessibility_browser.py).
+    ("vendor/axe-core", BASE_DIR / "node_modules" / "axe-core"),
 ]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -322,5 +324,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"axes": {"level": "INFO" if AXES_VERBOSE else "ERROR"}},
+    # Django's default config gives the "django" logger a console handler of its own (when
+    # DEBUG) and lets it propagate to the root's: every line (runserver's "Watching for file
+    # changes", request errors) came out twice. One handler, the root's.
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "axes": {"level": "INFO" if AXES_VERBOSE else "ERROR"},
+    },
 }

@@ -1,7 +1,7 @@
 """Qrels files and qrels built from judgments: pure, no Django.
 
-A qrels file has four tab-separated columns ``topic 0 id grade`` (TREC's format, as the
-ARQMath organizers publish it), read and written by ``kernel.core.qrels``. Grades are
+A qrels file has four columns ``topic 0 id grade`` separated by tabs or spaces (TREC's format,
+as the ARQMath organizers publish it), read and written by ``kernel.core.qrels``. Grades are
 0-3 (N, L, M, H) in ARQMath, 0..G (G <= 4) for a task with its own scale; ARQMath-3's Task 3
 file also uses 5 for "system failure" and 6 for "do not know".
 

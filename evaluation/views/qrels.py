@@ -41,6 +41,7 @@ from evaluation.services.jobs import (
     evaluation_jobs_reap,
 )
 from kernel.access import organizer_required
+from kernel.core.qrels import QRELS_FILE_HELP
 from kernel.params import parse_id
 from kernel.queue import QueueUnavailable
 
@@ -94,7 +95,7 @@ class OfficialMeasuresForm(forms.Form):
 
 
 class QrelsImportForm(forms.Form):
-    file = forms.FileField(help_text="topic 0 id grade, tab-separated; the file's order is kept.")
+    file = forms.FileField(help_text=f"{QRELS_FILE_HELP.capitalize()}; the file's order is kept.")
     label = forms.CharField(max_length=100, required=False, initial="official")
 
 

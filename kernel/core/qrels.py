@@ -18,6 +18,12 @@ from pathlib import Path
 from kernel.core.grades import GRADE_DONT_KNOW
 
 MAX_PROBLEMS = 50
+# What qrels_parse accepts, in the words of every form and command that takes a qrels file.
+QRELS_FILE_HELP = (
+    "four columns a line: topic, iteration (usually 0), id, integer grade, "
+    "separated by tabs or spaces (any run of either); blank lines are skipped, "
+    "LF or CRLF line ends, each (topic, id) at most once"
+)
 
 
 @dataclass(frozen=True, slots=True)

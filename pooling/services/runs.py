@@ -22,6 +22,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from collection.models import RetrievalTask
+from pooling.access import team_may_submit
 from pooling.core.formats import ParsedRun, RunReading
 from pooling.models import (
     RUN_DESCRIPTION_MAX_CHARS,
@@ -103,6 +104,20 @@ def _check_run_limits(task: RetrievalTask, team: Team, tag: str, role: str) -> N
         )
 
 
+def _check_team_campaign(task: RetrievalTask, team: Team) -> None:
+    if not team_may_submit(team, task):
+        raise SubmissionRefused(
+            f"team {team.name} does not take part in {task.campaign.name}: "
+            "ask the organizers to register it"
+        )
+
+
+def declared_data_for(task: RetrievalTask, declared_data: str) -> str:
+    """ARQMath's "data used" (text, math or both) means nothing for a document (TREC-style)
+    task: such a run records none, whatever a client sent."""
+    return "" if task.kind == RetrievalTask.Kind.DOCUMENT else declared_data
+
+
 def _stored_file_name(name: str) -> str:
     """The file's own name, without a client's folders, bounded like the column it goes to."""
     name = name.replace("\\", "/").rsplit("/", 1)[-1]
@@ -163,6 +178,7 @@ def run_submit(
             f"the description has {len(description):,} characters "
             f"(at most {RUN_DESCRIPTION_MAX_CHARS:,})"
         )
+    _check_team_campaign(task, team)
     _check_run_limits(task, team, tag, role)
     checksum = _file_checksum(stream)
     file_name = _stored_file_name(file_name)
@@ -170,7 +186,7 @@ def run_submit(
     values = {
         "role": role,
         "is_manual": is_manual,
-        "declared_data": declared_data,
+        "declared_data": declared_data_for(task, declared_data),
         "description": description,
         "file_name": file_name,
         "checksum": checksum,

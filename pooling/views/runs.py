@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from collection.models import RetrievalTask
-from pooling.access import runs_visible_to, teams_of
+from pooling.access import runs_visible_to, tasks_open_to, teams_of
 from pooling.api.throttles import run_upload_wait, wait_message
 from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run, Team
 from pooling.services.runs import RunValidationError, SubmissionRefused, run_submit
@@ -35,7 +35,11 @@ class RunUploadForm(forms.Form):
     role = forms.ChoiceField(choices=Run.Role.choices)
     is_manual = forms.BooleanField(required=False, label="Manual run")
     declared_data = forms.ChoiceField(
-        choices=Run.DeclaredData.choices, initial=Run.DeclaredData.BOTH, label="Data used"
+        choices=Run.DeclaredData.choices,
+        initial=Run.DeclaredData.BOTH,
+        required=False,
+        label="Data used",
+        help_text="ARQMath tasks only: text, math or both.",
     )
     description = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}),
@@ -46,9 +50,17 @@ class RunUploadForm(forms.Form):
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
-        self.fields["task"].queryset = tasks  # type: ignore[attr-defined]
+        self.fields["task"].queryset = tasks_open_to(user)  # type: ignore[attr-defined]
         self.fields["team"].queryset = teams_of(user)  # type: ignore[attr-defined]
+
+    def document_task_ids(self) -> str:
+        """The document tasks' ids, for upload.js to hide "Data used" when one is chosen."""
+        tasks = self.fields["task"].queryset  # type: ignore[attr-defined]
+        ids = tasks.filter(kind=RetrievalTask.Kind.DOCUMENT).values_list("pk", flat=True)
+        return " ".join(str(pk) for pk in ids)
+
+    def clean_declared_data(self) -> str:
+        return self.cleaned_data.get("declared_data") or Run.DeclaredData.BOTH
 
 
 def _wants_json(request: HttpRequest) -> bool:

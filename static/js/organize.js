@@ -68,7 +68,9 @@
       },
       options: {
         responsive: true, maintainAspectRatio: false,
-        scales: { y: { beginAtZero: true, suggestedMax: d.total || undefined, grid: { color: grid } }, x: { grid: { display: false } } },
+        // The axis follows the judgments made, not the pool's size: 16 judgments of 9,000 hits
+        // would otherwise be a flat line at the bottom. Whole numbers only.
+        scales: { y: { beginAtZero: true, ticks: { precision: 0 }, grid: { color: grid } }, x: { grid: { display: false } } },
         plugins: { legend: { display: false } },
       },
     });
@@ -84,7 +86,7 @@
       data: { labels: d.labels, datasets: [{ label: "judgments", data: d.values, backgroundColor: "#7a8bb5" }] },
       options: {
         responsive: true, maintainAspectRatio: false,
-        scales: { y: { beginAtZero: true, grid: { color: grid } }, x: { grid: { display: false } } },
+        scales: { y: { beginAtZero: true, ticks: { precision: 0 }, grid: { color: grid } }, x: { grid: { display: false } } },
         plugins: { legend: { display: false } },
       },
     });

@@ -3,7 +3,22 @@
 (function () {
   "use strict";
   var form = document.getElementById("upload-form");
-  if (!form || !window.XMLHttpRequest || !window.FormData) return;
+  if (!form) return;
+
+  // "Data used" is ARQMath's (text, math or both): hidden, and not sent, for document tasks.
+  var documentTasks = (form.dataset.documentTasks || "").split(" ").filter(Boolean);
+  var taskSelect = form.querySelector("select[name=task]");
+  var dataField = form.querySelector(".field-declared_data");
+  function showDataUsed() {
+    if (!taskSelect || !dataField) return;
+    var isDocument = documentTasks.indexOf(taskSelect.value) >= 0;
+    dataField.hidden = isDocument;
+    dataField.querySelector("select").disabled = isDocument;
+  }
+  if (taskSelect) taskSelect.addEventListener("change", showDataUsed);
+  showDataUsed();
+
+  if (!window.XMLHttpRequest || !window.FormData) return;
   var button = document.getElementById("upload-button");
   var progress = document.getElementById("upload-progress");
   var bar = progress.querySelector(".progress-bar");

@@ -121,3 +121,22 @@ def test_assessor_sees_gold_beside_own_grades_when_opening_a_submitted_round(
     screenshot("training-feedback")
     # The organizer's pages stay closed to her.
     assert page.goto(f"/organize/task/{demo_task.pk}/").status == 403
+
+
+def test_progress_axis_follows_the_judgments_when_the_pool_is_larger(page, demo_task) -> None:
+    log_in_as_organizer(page)
+    page.goto(f"/organize/task/{demo_task.pk}/")
+    page.wait_for_function("() => document.getElementById('chart-progress')?.dataset.rendered")
+    axis = page.evaluate(
+        """() => { const c = Chart.getChart('chart-progress');
+        return { max: c.scales.y.max, ticks: c.scales.y.ticks.map((t) => t.value),
+                 judged: Math.max(...c.data.datasets[0].data),
+                 total: JSON.parse(
+                     document.getElementById('data-progress').textContent).total }; }"""
+    )
+    assert axis["total"] > axis["judged"] > 0  # the pool is larger than the judging so far
+    # The top of the axis is the first round tick at or above the judgments, however large the
+    # pool: at most one tick step above them.
+    step = axis["ticks"][1] - axis["ticks"][0]
+    assert axis["judged"] <= axis["max"] <= axis["judged"] + step, axis
+    assert all(float(tick).is_integer() for tick in axis["ticks"])

@@ -8,6 +8,7 @@ collection, then builds it afresh. Embedded (``make demo``): SQLite and in-proce
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,10 @@ from demo.people import USERS
 from demo.steps import STEPS, demo_reset
 from demo.trec_campaign import TREC_COLLECTION
 
-URL = "http://127.0.0.1:8000"
+
+def demo_url() -> str:
+    """Where ``make demo`` serves: the port it takes from the environment (PORT, else 8000)."""
+    return f"http://127.0.0.1:{os.environ.get('PORT') or '8000'}"
 
 
 class Command(BaseCommand):
@@ -72,7 +76,7 @@ class Command(BaseCommand):
         self._print_logins()
 
     def _print_logins(self) -> None:
-        self.stdout.write(self.style.SUCCESS(f"\nOpen {URL} and log in as:"))
+        self.stdout.write(self.style.SUCCESS(f"\nOpen {demo_url()} and log in as:"))
         for username, password, role, team in USERS:
             detail = f"{role}, team {team}" if team and role == "participant" else role
             self.stdout.write(f"  {username:<10} password {password:<16} ({detail})")

@@ -12,6 +12,7 @@ from evaluation.core.qrels import QrelsFormatError
 from evaluation.core.reports import MEASURE_RENDERERS, RENDERERS
 from evaluation.core.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
 from evaluation.core.trec_measures import MeasureNameError
+from kernel.core.qrels import QRELS_FILE_HELP
 
 
 class Command(BaseCommand):
@@ -25,7 +26,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("runs", nargs="+", metavar="RUN", help="run files (gzip allowed)")
-        parser.add_argument("--qrels", required=True, help="qrels file: topic 0 id grade")
+        parser.add_argument("--qrels", required=True, help=f"qrels file: {QRELS_FILE_HELP}")
         parser.add_argument(
             "--task",
             choices=["answer", "formula", "openqa", "document"],
