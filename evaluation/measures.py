@@ -15,19 +15,21 @@ The protocol is the organizers' (DESIGN.md "Evaluation", ../shared/data/arqmath/
 - The mean is over every qrels topic, a topic missing from the run scoring 0 (the published
   convention), or over the run's own qrels topics (``average="run"``).
 
-trec_eval (and so pytrec_eval, which runs trec_eval's code) ranks by score descending and breaks
-ties by document id descending as strings (``strcmp``); the rank column is ignored.
-``trec_order`` reproduces that order where we rank ourselves (judged fraction of the top 10).
+Every run is ordered by trec_eval 9's rule before pytrec_eval sees it
+(``evaluation.core.ranking``: score descending as a double, then doc id descending; the rank
+column is ignored). A negative qrels grade is trec_eval's "in the pool, not judged": not
+relevant, and not judged either (left out by priming and by the judged fraction).
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import pytrec_eval
+
+from evaluation.core.ranking import ranked_run, trec_order, trec_top
 
 Average = Literal["all", "run"]
 Grades = Mapping[str, Mapping[str, int]]  # topic -> doc -> grade
@@ -122,18 +124,19 @@ def formula_scores_by_visual_id(
     return visual_scores, unknown
 
 
-def trec_order(docs: Mapping[str, float]) -> list[str]:
-    """Docs in trec_eval's order: score descending, then doc id descending (as strings)."""
-    return sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+def is_judged(grade: int | None) -> bool:
+    """trec_eval's judged: in the qrels with a grade of 0 or more (a negative grade is "in
+    the pool but not judged", ``form_res_rels.c``)."""
+    return grade is not None and grade >= 0
 
 
 def prime(scores: Scores, grades: Grades) -> Scores:
-    """Drop topics not in the qrels and docs unjudged for their topic."""
+    """Drop topics not in the qrels and docs unjudged for their topic (trec_eval -J)."""
     primed: Scores = {}
     for topic, docs in scores.items():
         judged = grades.get(topic)
         if judged:
-            primed[topic] = {d: s for d, s in docs.items() if d in judged}
+            primed[topic] = {d: s for d, s in docs.items() if is_judged(judged.get(d))}
     return primed
 
 
@@ -149,9 +152,8 @@ def judged_fraction(scores: Scores, grades: Grades, k: int) -> dict[str, float]:
         judged = grades.get(topic)
         if judged is None or not docs:
             continue
-        # (score, doc) tuples compare in C: the largest are trec_eval's first k.
-        top = heapq.nlargest(k, zip(docs.values(), docs.keys(), strict=True))
-        fractions[topic] = sum(1 for _, d in top if d in judged) / len(top)
+        top = trec_top(docs, k)
+        fractions[topic] = sum(1 for d in top if is_judged(judged.get(d))) / len(top)
     return fractions
 
 
@@ -176,7 +178,7 @@ class PrimeEvaluator:
         run_topics = [t for t in scores if t in self.grades]
         judged = judged_fraction_at_10(scores, self.grades)
         primed = {t: docs for t, docs in prime(scores, self.grades).items() if docs}
-        values = self._evaluator.evaluate(primed) if primed else {}
+        values = self._evaluator.evaluate(ranked_run(primed)) if primed else {}
         per_topic: dict[str, dict[str, float]] = {}
         for topic in run_topics:
             found = values.get(topic, {})
@@ -286,11 +288,11 @@ def evaluate_openqa_answers(
         if judged is None:
             continue
         grade = judged.get(first)
-        value = float(grade) if grade is not None and grade <= MAX_GRADE else 0.0
+        value = float(grade) if grade is not None and 0 <= grade <= MAX_GRADE else 0.0
         per_topic[topic] = {
             "ar": value,
             "p1": 1.0 if value >= relevance_level else 0.0,
-            "judged_at_10": 1.0 if grade is not None else 0.0,
+            "judged_at_10": 1.0 if is_judged(grade) else 0.0,
         }
         scored[topic] = first
     run_topics = list(per_topic)

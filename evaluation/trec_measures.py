@@ -5,8 +5,12 @@ Names are read by ``evaluation.trec_names``. pytrec_eval runs trec_eval's own pe
 what trec_eval's main program adds is done here, after trec_eval 9's ``trec_eval.c`` and
 ``meas_avg.c``:
 
+- Runs are ordered by trec_eval's rule (``evaluation.core.ranking``) and handed to pytrec_eval
+  as negated ranks, so scores closer than float32 precision keep their order.
 - ``depth`` is ``-M``: each topic's first M docs in trec_eval's order (score descending, doc id
   descending), cut *before* ``judged_only`` (``-J``) drops unjudged docs (``form_res_rels.c``).
+- A negative qrels grade is "in the pool, not judged" (trec_eval's own reading): not relevant,
+  not counted as a judged non-relevant document (bpref) and dropped by ``-J``.
 - ``average="run"``: means over the qrels topics the run has results for (trec_eval).
   ``average="all"`` is ``-c``: every qrels topic, a topic missing from the run evaluated on an
   empty ranking (so ``num_rel`` keeps the qrels' count, ``gm_map`` gets ln 0.00001) with
@@ -30,7 +34,8 @@ from dataclasses import dataclass
 
 import pytrec_eval
 
-from evaluation.measures import Average, Grades, Scores, judged_fraction, trec_order
+from evaluation.core.ranking import ranked_run, trec_top
+from evaluation.measures import Average, Grades, Scores, judged_fraction
 from evaluation.trec_names import (
     EXAMPLES,
     JUDGED,
@@ -90,7 +95,7 @@ class MeasureScores:
 
 def cut_to_depth(scores: Scores, depth: int) -> Scores:
     """trec_eval -M: each topic's first ``depth`` docs in trec_eval's order."""
-    return {t: {d: docs[d] for d in trec_order(docs)[:depth]} for t, docs in scores.items()}
+    return {t: {d: docs[d] for d in trec_top(docs, depth)} for t, docs in scores.items()}
 
 
 def _unjudged_doc(judged: Mapping[str, int]) -> str:
@@ -162,8 +167,9 @@ class MeasureEvaluator:
         run_topics = [t for t, docs in scores.items() if docs and t in self.grades]
         ranked = cut_to_depth(scores, self.depth) if self.depth else scores
         usable = {t: ranked[t] for t in run_topics if self.grades[t]}
+        handed = ranked_run(usable)
         by_group = {
-            key: evaluator.evaluate(usable) if usable else {}
+            key: evaluator.evaluate(handed) if usable else {}
             for key, evaluator in self._evaluators.items()
         }
         values: dict[str, dict[str, float]] = {t: {} for t in run_topics}

@@ -135,7 +135,8 @@ def _beat(job: EvaluationJob, **progress: int) -> None:
 
 def _evaluate(job: EvaluationJob) -> None:
     task, qrels = job.task, job.qrels
-    grades = qrels_grades(qrels_parse(qrels.content), kind=task.kind)  # type: ignore[arg-type]
+    # Read as trec_eval reads qrels: an imported file may hold negative grades.
+    grades = qrels_grades(qrels_parse(qrels.content, trec_eval=True), kind=task.kind)  # type: ignore[arg-type]
     runs = list(runs_to_evaluate(task))
     job.runs_total, job.runs_done = len(runs), 0
     _beat(job, runs_total=job.runs_total, runs_done=0)

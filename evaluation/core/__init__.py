@@ -1,0 +1,1 @@
+"""Pure evaluation code: no Django, no database."""

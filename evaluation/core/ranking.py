@@ -1,0 +1,40 @@
+"""trec_eval 9's ranking of a run's documents, the one home of that rule: pure, no Django.
+
+trec_eval reads a score with ``atof`` (a double), ignores the rank column and sorts each
+topic's documents by score descending, breaking ties by document id descending as ``strcmp``
+compares them (``form_res_rels.c``, ``comp_sim_docno``). Python compares str by code point,
+which for UTF-8 text is the byte order ``strcmp`` uses, and its floats are doubles.
+
+pytrec_eval runs trec_eval's code but hands it single-precision scores: ``100000.1546100``
+and ``100000.1476190`` become one float32 value, tie, and are reordered by document id. So
+every run is ordered here first and pytrec_eval gets each document's negated rank (-1.0,
+-2.0, ...), which float32 holds exactly up to 2**24 documents and which never tie.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+
+Ranking = dict[str, float]  # doc -> score of one topic
+
+
+def trec_order(docs: Mapping[str, float]) -> list[str]:
+    """A topic's docs in trec_eval's order: score descending, then doc id descending."""
+    return sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+
+
+def trec_top(docs: Mapping[str, float], k: int) -> list[str]:
+    """The first ``k`` docs of ``trec_order`` without sorting the rest."""
+    # (score, doc) tuples compare in C: the largest are trec_eval's first k.
+    return [d for _, d in heapq.nlargest(k, zip(docs.values(), docs.keys(), strict=True))]
+
+
+def negated_ranks(docs: Mapping[str, float]) -> Ranking:
+    """doc -> -rank in trec_eval's order: scores pytrec_eval ranks exactly as trec_eval."""
+    return {doc: float(-rank) for rank, doc in enumerate(trec_order(docs), start=1)}
+
+
+def ranked_run(run: Mapping[str, Mapping[str, float]]) -> dict[str, Ranking]:
+    """``negated_ranks`` of every topic of a run: what is handed to pytrec_eval."""
+    return {topic: negated_ranks(docs) for topic, docs in run.items()}
