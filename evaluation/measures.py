@@ -29,7 +29,7 @@ from typing import Literal
 
 import pytrec_eval
 
-from evaluation.core.ranking import ranked_run, trec_order, trec_top
+from evaluation.core.ranking import Precision, ranked_run, trec_order, trec_top, with_precision
 
 Average = Literal["all", "run"]
 Grades = Mapping[str, Mapping[str, int]]  # topic -> doc -> grade
@@ -160,9 +160,16 @@ def judged_fraction(scores: Scores, grades: Grades, k: int) -> dict[str, float]:
 class PrimeEvaluator:
     """nDCG', MAP', P'@10 for runs against one qrels; build once, evaluate many runs."""
 
-    def __init__(self, grades: Grades, *, relevance_level: int = RELEVANT_GRADE) -> None:
+    def __init__(
+        self,
+        grades: Grades,
+        *,
+        relevance_level: int = RELEVANT_GRADE,
+        precision: Precision = "double",
+    ) -> None:
         self.grades = {t: dict(docs) for t, docs in grades.items()}
         self.relevance_level = relevance_level
+        self.precision = precision
         self.topics = sorted(self.grades)
         # trec_eval cannot take a topic without judgments; such a topic scores 0.
         usable = {t: d for t, d in self.grades.items() if d}
@@ -175,6 +182,7 @@ class PrimeEvaluator:
 
     def evaluate(self, name: str, scores: Scores, *, average: Average = "all") -> RunScores:
         """Score a deduplicated run (topic -> doc -> score); priming happens here."""
+        scores = with_precision(scores, self.precision)
         run_topics = [t for t in scores if t in self.grades]
         judged = judged_fraction_at_10(scores, self.grades)
         primed = {t: docs for t, docs in prime(scores, self.grades).items() if docs}

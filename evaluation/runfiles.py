@@ -17,6 +17,7 @@ from pathlib import Path
 
 from evaluation.answers import AnswerMap, answer_map_read
 from evaluation.core.formula_ids import read_formula_index
+from evaluation.core.ranking import Precision
 from evaluation.core.trec_runs import first_fields, is_trec_line, trec_eval_lines
 from evaluation.measures import (
     Average,
@@ -288,6 +289,7 @@ def evaluate_run_files(
     formula_index: str | Path | None = None,
     average: Average = "all",
     answer_map: str | Path | None = None,
+    precision: Precision = "double",
 ) -> list[dict[str, object]]:
     """Evaluate run files against a qrels file: one plain dict per run, in the given order.
 
@@ -296,7 +298,7 @@ def evaluate_run_files(
         raise RunFileError("--answer-map is for --task openqa (native Task 3 run files)")
     grades = qrels_grades(qrels_read_path(qrels_path, trec_eval=True), kind=kind)
     mapping = answer_map_read(answer_map) if answer_map is not None else None
-    evaluator = PrimeEvaluator(grades) if kind != "openqa" else None
+    evaluator = PrimeEvaluator(grades, precision=precision) if kind != "openqa" else None
     visual_ids = _formula_visual_ids(run_paths, formula_index) if kind == "formula" else {}
     found: list[dict[str, object]] = []
     for run in _evaluated_runs(run_paths, kind, mapping):
@@ -322,6 +324,7 @@ def evaluate_run_files_measures(
     relevance_level: int = 1,
     judged_only: bool = False,
     depth: int | None = None,
+    precision: Precision = "double",
 ) -> list[dict[str, object]]:
     """Any trec_eval / ir_measures measures for run files: one dict per run, in order, each
     run read, scored and dropped in turn.
@@ -333,7 +336,12 @@ def evaluate_run_files_measures(
     measures = parse_measures(measure_names)  # a bad name fails before any file is read
     grades = qrels_grades(qrels_read_path(qrels_path, trec_eval=True), kind=kind)  # type: ignore[arg-type]
     evaluator = MeasureEvaluator(
-        grades, measures, relevance_level=relevance_level, judged_only=judged_only, depth=depth
+        grades,
+        measures,
+        relevance_level=relevance_level,
+        judged_only=judged_only,
+        depth=depth,
+        precision=precision,
     )
     visual_ids = _formula_visual_ids(run_paths, formula_index) if kind == "formula" else {}
     found: list[dict[str, object]] = []

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import pytrec_eval
 
-from evaluation.core.ranking import ranked_run, trec_top
+from evaluation.core.ranking import Precision, ranked_run, trec_top, with_precision
 from evaluation.measures import Average, Grades, Scores, judged_fraction
 from evaluation.trec_names import (
     EXAMPLES,
@@ -120,12 +120,14 @@ class MeasureEvaluator:
         relevance_level: int = 1,
         judged_only: bool = False,
         depth: int | None = None,
+        precision: Precision = "double",
     ) -> None:
         if depth is not None and depth < 1:
             raise ValueError(f"depth must be at least 1, not {depth}")
         self.grades = {t: dict(docs) for t, docs in grades.items()}
         self.measures = list(measures)
         self.depth = depth
+        self.precision = precision
         self.topics = sorted(self.grades)
         usable = {t: d for t, d in self.grades.items() if d}  # trec_eval needs a judgment
         groups: dict[tuple[int, bool], set[str]] = {}
@@ -191,7 +193,7 @@ class MeasureEvaluator:
 
     def evaluate(self, scores: Scores, *, average: Average = "all") -> MeasureScores:
         """Score a deduplicated run (topic -> doc -> score)."""
-        per_topic = self._topic_values(scores)
+        per_topic = self._topic_values(with_precision(scores, self.precision))
         over = self.topics if average == "all" else list(per_topic)
         missing = (
             {t: self._missing[t] for t in self.topics if t not in per_topic}
@@ -214,6 +216,7 @@ def evaluate_measures(
     judged_only: bool = False,
     depth: int | None = None,
     average: Average = "all",
+    precision: Precision = "double",
 ) -> MeasureScores:
     """One run, measures by name: a convenience over ``MeasureEvaluator``."""
     evaluator = MeasureEvaluator(
@@ -222,5 +225,6 @@ def evaluate_measures(
         relevance_level=relevance_level,
         judged_only=judged_only,
         depth=depth,
+        precision=precision,
     )
     return evaluator.evaluate(scores, average=average)

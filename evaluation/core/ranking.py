@@ -9,14 +9,22 @@ pytrec_eval runs trec_eval's code but hands it single-precision scores: ``100000
 and ``100000.1476190`` become one float32 value, tie, and are reordered by document id. So
 every run is ordered here first and pytrec_eval gets each document's negated rank (-1.0,
 -2.0, ...), which float32 holds exactly up to 2**24 documents and which never tie.
+
+trec_eval itself kept scores as float32 up to 9.0.7 (its ``TEXT_RESULTS.sim`` became a double
+in 2022): figures published with an older trec_eval, such as TREC-COVID's 2020 leaderboards,
+are reproduced with ``precision="float32"``, which rounds each score to float32 first.
 """
 
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Mapping
+from typing import Literal
 
 Ranking = dict[str, float]  # doc -> score of one topic
+Precision = Literal["double", "float32"]  # trec_eval >= 9.0.8, and <= 9.0.7
+PRECISIONS: tuple[Precision, ...] = ("double", "float32")
 
 
 def trec_order(docs: Mapping[str, float]) -> list[str]:
@@ -38,3 +46,13 @@ def negated_ranks(docs: Mapping[str, float]) -> Ranking:
 def ranked_run(run: Mapping[str, Mapping[str, float]]) -> dict[str, Ranking]:
     """``negated_ranks`` of every topic of a run: what is handed to pytrec_eval."""
     return {topic: negated_ranks(docs) for topic, docs in run.items()}
+
+
+def with_precision(run: dict[str, Ranking], precision: Precision) -> dict[str, Ranking]:
+    """The run's scores as a trec_eval of that ``precision`` holds them."""
+    if precision == "double":
+        return run
+    return {
+        topic: dict(zip(docs.keys(), array("f", docs.values()).tolist(), strict=True))
+        for topic, docs in run.items()
+    }
