@@ -205,8 +205,9 @@ def read_answer_run(path: str | Path, *, answer_map: AnswerMap | None = None) ->
         fast = _fast_ranked(lines, run_format)  # type: ignore[arg-type]
         if fast is not None:
             return EvaluationRun(path.name, fast[0], run_format.value, ranked=fast[1])  # type: ignore[union-attr]
-    try:
-        parsed = _parsed(path)
+    try:  # a TREC run is read as trec_eval reads it (see _lines_and_format)
+        trec = run_format is RunFormat.TREC
+        parsed = _parsed(path, "document", lines) if trec else _parsed(path)
     except RunFileError as error:
         # Told apart from the first line alone, a native Task 3 row with an empty sources
         # column looks like a Task 1 row; read as Task 3 it may be fine.
@@ -239,22 +240,25 @@ def _fast_ranked(lines: list[str], run_format: RunFormat) -> tuple[str, list[Ran
     t, d, s, g = COLUMNS[run_format]
     r = RANK_COLUMN[run_format]
     width = WIDTH[run_format]
+    loose = run_format is RunFormat.TREC
     rows: list[RankedRow] = []
     tag: str | None = None
-    try:
-        for line in lines:
-            fields = line.split()
-            if len(fields) != width:
-                if not fields:
-                    continue
-                return None
-            if tag is None:
-                tag = fields[g]
-            elif fields[g] != tag:
-                return None
-            rows.append((fields[t], fields[d], int(fields[r]), float(fields[s])))
-    except ValueError:
-        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) != width and not (loose and len(fields) > width):
+            if not fields or fields[0][0] == "#":
+                continue
+            return None
+        if fields[0][0] == "#":
+            continue
+        if tag is None:
+            tag = fields[g]
+        elif fields[g] != tag:
+            return None
+        score = trec_score(fields[s])
+        if score != score or not fields[r].isdigit():
+            return None
+        rows.append((fields[t], fields[d], int(fields[r]), score))
     return (tag or ""), rows
 
 

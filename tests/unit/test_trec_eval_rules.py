@@ -174,3 +174,18 @@ def test_upload_of_a_wide_trec_line_is_refused_naming_the_column() -> None:
         "a TREC run line with 8 columns where trec has 6: column 7 ('0.9') and after are "
         "extra; remove them"
     ]
+
+
+def test_openqa_reads_a_wide_trec_run_with_comments(tmp_path: Path) -> None:
+    qrels = write(tmp_path, "q.txt", "1 0 a 2\n1 0 b 0\n")
+    run = write(tmp_path, "r.txt", "# answers\n1 Q0 b 2 5 R extra\n1 Q0 a 1 4 R extra\n")
+    found = evaluate_run_files(qrels, [run], kind="openqa")[0]
+    # Task 3 scores the best-ranked answer (rank 1: a, grade 2).
+    assert (found["ar"], found["p1"], found["answers"]) == (2.0, 1.0, {"1": "a"})
+
+
+def test_openqa_refuses_a_nan_score_with_its_line(tmp_path: Path) -> None:
+    qrels = write(tmp_path, "q.txt", "1 0 a 2\n")
+    run = write(tmp_path, "r.txt", "1 Q0 a 1 nan R\n")
+    with pytest.raises(RunFileError, match=r"line 1: score 'nan' is not finite"):
+        evaluate_run_files(qrels, [run], kind="openqa")
