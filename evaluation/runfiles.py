@@ -329,12 +329,14 @@ def evaluate_run_files_measures(
     judged_only: bool = False,
     depth: int | None = None,
     precision: Precision = "double",
+    per_topic: bool = True,
 ) -> list[dict[str, object]]:
     """Any trec_eval / ir_measures measures for run files: one dict per run, in order, each
     run read, scored and dropped in turn.
 
     ``per_topic`` has every topic trec_eval ``-q`` prints: the run's qrels topics and, with
-    ``average="all"`` (``-c``), the missing ones with the values they are scored with."""
+    ``average="all"`` (``-c``), the missing ones with the values they are scored with. Without
+    ``per_topic`` it is left out, and what is kept per run is only its means."""
     if kind == "openqa":
         raise RunFileError("--measure is for ranked runs (--task answer, formula or document)")
     measures = parse_measures(measure_names)  # a bad name fails before any file is read
@@ -365,7 +367,7 @@ def evaluate_run_files_measures(
                 "topics": result.topics,
                 "run_topics": result.run_topics,
                 "average": average,
-                "per_topic": {**result.per_topic, **result.missing},
+                "per_topic": {**result.per_topic, **result.missing} if per_topic else {},
             }
         )
     return found

@@ -138,6 +138,7 @@ class Command(BaseCommand):
                 judged_only=options["judged_only"],
                 depth=options["depth"],
                 precision=options["score_precision"],
+                per_topic=options["per_topic"],
             )
         except (MeasureNameError, QrelsFormatError, RunFileError, OSError) as error:
             raise CommandError(str(error)) from error
