@@ -5,8 +5,8 @@ Names are read by ``evaluation.trec_names``. pytrec_eval runs trec_eval's own pe
 what trec_eval's main program adds is done here, after trec_eval 9's ``trec_eval.c`` and
 ``meas_avg.c``:
 
-- Runs are ordered by trec_eval's rule (``evaluation.core.ranking``) and handed to pytrec_eval
-  as negated ranks, so scores closer than float32 precision keep their order.
+- Runs are ranked by trec_eval's rule (``evaluation.core.ranking``): a topic whose scores are
+  closer than float32 tells apart reaches pytrec_eval as negated ranks, so it keeps its order.
 - ``depth`` is ``-M``: each topic's first M docs in trec_eval's order (score descending, doc id
   descending), cut *before* ``judged_only`` (``-J``) drops unjudged docs (``form_res_rels.c``).
 - A negative qrels grade is "in the pool, not judged" (trec_eval's own reading): not relevant,

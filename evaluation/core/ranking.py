@@ -1,14 +1,17 @@
 """trec_eval 9's ranking of a run's documents, the one home of that rule: pure, no Django.
 
-trec_eval reads a score with ``atof`` (a double), ignores the rank column and sorts each
+trec_eval 9.0.8 and later read a score with ``atof`` and keep the double; trec_eval ignores
+the rank column and sorts each
 topic's documents by score descending, breaking ties by document id descending as ``strcmp``
 compares them (``form_res_rels.c``, ``comp_sim_docno``). Python compares str by code point,
 which for UTF-8 text is the byte order ``strcmp`` uses, and its floats are doubles.
 
-pytrec_eval runs trec_eval's code but hands it single-precision scores: ``100000.1546100``
-and ``100000.1476190`` become one float32 value, tie, and are reordered by document id. So
-every run is ordered here first and pytrec_eval gets each document's negated rank (-1.0,
--2.0, ...), which float32 holds exactly up to 2**24 documents and which never tie.
+pytrec_eval runs trec_eval's code but hands it single-precision scores: ``100000.151`` and
+``100000.150`` become one float32 value, tie, and are reordered by document id. So
+a topic whose scores float32 cannot all tell apart is ordered here and pytrec_eval gets each
+document's negated rank (-1.0, -2.0, ...), which float32 holds exactly up to 2**24 documents
+and which never tie; any other topic keeps its scores, which pytrec_eval then ranks as
+trec_eval does (ties included).
 
 trec_eval itself kept scores as float32 up to 9.0.7 (its ``TEXT_RESULTS.sim`` became a double
 in 2022): figures published with an older trec_eval, such as TREC-COVID's 2020 leaderboards,
@@ -43,9 +46,20 @@ def negated_ranks(docs: Mapping[str, float]) -> Ranking:
     return {doc: float(-rank) for rank, doc in enumerate(trec_order(docs), start=1)}
 
 
-def ranked_run(run: Mapping[str, Mapping[str, float]]) -> dict[str, Ranking]:
-    """``negated_ranks`` of every topic of a run: what is handed to pytrec_eval."""
-    return {topic: negated_ranks(docs) for topic, docs in run.items()}
+def float32_keeps_order(docs: Mapping[str, float]) -> bool:
+    """Whether float32 tells apart every two scores a double does. Rounding to float32 never
+    swaps two scores, so then pytrec_eval ranks the topic exactly as trec_eval does."""
+    scores = docs.values()
+    return len(set(scores)) == len(set(array("f", scores)))
+
+
+def ranked_run(run: Mapping[str, Mapping[str, float]]) -> Mapping[str, Mapping[str, float]]:
+    """What is handed to pytrec_eval: each topic's scores when float32 keeps their order (the
+    usual case, and cheaper than sorting), else its ``negated_ranks``."""
+    return {
+        topic: docs if float32_keeps_order(docs) else negated_ranks(docs)
+        for topic, docs in run.items()
+    }
 
 
 def with_precision(run: dict[str, Ranking], precision: Precision) -> dict[str, Ranking]:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from evaluation.core.ranking import negated_ranks, trec_order
+from evaluation.core.ranking import float32_keeps_order, negated_ranks, ranked_run, trec_order
 from evaluation.measures import PrimeEvaluator
 from evaluation.qrels import QrelsFormatError, qrels_parse
 from evaluation.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
@@ -74,6 +74,13 @@ def test_trec_order_ties_by_docno_descending_in_byte_order() -> None:
     # strcmp on UTF-8 bytes: "é" (0xC3...) > "a" > "Z" > "B".
     assert trec_order(docs) == ["top", "é", "a", "Z", "B"]
     assert negated_ranks(docs) == {"top": -1.0, "é": -2.0, "a": -3.0, "Z": -4.0, "B": -5.0}
+
+
+def test_only_topics_float32_would_merge_are_handed_over_as_negated_ranks() -> None:
+    assert not float32_keeps_order({"a": HIGH, "b": LOW})
+    assert float32_keeps_order({"a": 1.0, "b": 1.0, "c": 2.0})  # a tie stays a tie
+    handed = ranked_run({"1": {"b": LOW, "a": HIGH}, "2": {"x": 1.0, "y": 1.0}})
+    assert handed == {"1": {"a": -1.0, "b": -2.0}, "2": {"x": 1.0, "y": 1.0}}
 
 
 def test_run_comment_lines_are_skipped_when_evaluated(tmp_path: Path) -> None:
