@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluation.trec_names import MeasureNameError, measure_names_check
+from evaluation.trec_names import MeasureNameError, measure_names_check, parse_measures
 
 KIND_DEFAULTS: dict[str, tuple[str, ...]] = {
     "document": ("map", "P_10", "ndcg_cut_10", "bpref"),
@@ -60,3 +60,27 @@ def official_measures_check(kind: str, names: Sequence[str]) -> list[str]:
             "ranked measures do not apply (leave the official measures empty)"
         )
     return cleaned
+
+
+LEFT_OUT = "unjudged results are left out before scoring"
+NOT_RELEVANT = "unjudged results count as not relevant (as in trec_eval)"
+
+
+def unjudged_rule(kind: str, names: Sequence[str]) -> str:
+    """How a task's measures score an unjudged item, in words (for pages warning about
+    incomplete qrels): what the task's scorer does, not one rule for every kind."""
+    if kind == "openqa":
+        return "a topic whose answer is unjudged scores 0"
+    measures = official_measure_names(kind, names)
+    if measures is None:  # ARQMath's prime measures: trec_eval -J
+        return LEFT_OUT
+    ranked = [m for m in parse_measures(measures) if m.judged_at is None]
+    judged_only = [m.name for m in ranked if m.judged_only]
+    if not judged_only:
+        return NOT_RELEVANT
+    if len(judged_only) == len(ranked):
+        return LEFT_OUT
+    return (
+        f"{', '.join(judged_only)} leave unjudged results out; "
+        "the other measures count them as not relevant"
+    )

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from collection.formats.spreadsheet import safe_cell, safe_row
+from evaluation.official import LEFT_OUT
 from evaluation.trec_names import parse_measures
 
 Columns = list[tuple[str, str, str]]  # (key, heading, LaTeX heading)
@@ -65,12 +66,13 @@ def sort_rows(
     return sorted(rows, key=order)
 
 
-def incomplete_note(unjudged: int, pool_items: int | None) -> str:
-    """What results on a qrels version exported with unjudged items must say."""
+def incomplete_note(unjudged: int, pool_items: int | None, rule: str) -> str:
+    """What results on a qrels version exported with unjudged items must say; ``rule`` is how
+    the task scores them (``evaluation.official.unjudged_rule``)."""
     of = f" of {pool_items}" if pool_items else ""
     return (
         f"Incomplete qrels: {unjudged}{of} pool items were unjudged when they were exported; "
-        "unjudged results are left out before scoring."
+        f"{rule}."
     )
 
 
@@ -84,7 +86,8 @@ def protocol_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     notes = average_notes(rows)
     unjudged = max((int(r.get("qrels_unjudged") or 0) for r in rows), default=0)
     if unjudged:
-        notes.append(incomplete_note(unjudged, rows[0].get("qrels_pool_items")))
+        rule = str(rows[0].get("unjudged_rule") or LEFT_OUT)
+        notes.append(incomplete_note(unjudged, rows[0].get("qrels_pool_items"), rule))
     return notes
 
 

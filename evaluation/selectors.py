@@ -23,7 +23,7 @@ from evaluation.models import (
     QrelsVersion,
     TaskPublication,
 )
-from evaluation.official import official_measure_names
+from evaluation.official import official_measure_names, unjudged_rule
 from evaluation.qrels import (
     MACHINE,
     JudgmentRecord,
@@ -335,10 +335,13 @@ def result_rows(
     job: EvaluationJob | None,
     qrels: QrelsVersion,
     columns: Columns | None = None,
+    *,
+    task: RetrievalTask | None = None,
 ) -> list[dict]:
     """Plain rows for tables and downloads, best first by the task's first measure (``columns``,
     default: the qrels' task's); each says how its means were taken and how complete its qrels
-    were."""
+    were, and how the task scores unjudged items. ``task``: the qrels' task when at hand."""
+    task = task or qrels.task
     intervals = job.intervals if job is not None else {}
     known = qrels.unjudged_items is not None
     completeness: dict[str, Any] = (
@@ -346,6 +349,7 @@ def result_rows(
             "qrels_complete": not qrels.is_incomplete,
             "qrels_unjudged": qrels.unjudged_items,
             "qrels_pool_items": qrels.pool_items,
+            "unjudged_rule": unjudged_rule(task.kind, task.official_measures),
         }
         if known
         else {}

@@ -50,9 +50,11 @@ def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
         job = selectors.latest_job(task, chosen)
         scored = selectors.visible_results(task, chosen, user=None)
         context |= {
-            "scored": selectors.result_rows(scored, job, chosen, selectors.task_columns(task)),
+            "scored": selectors.result_rows(
+                scored, job, chosen, selectors.task_columns(task), task=task
+            ),
             "not_scored": selectors.runs_not_scored(task, chosen, user=None),
-            "qrels_notice": qrels_notice(chosen),
+            "qrels_notice": qrels_notice(chosen, task),
         }
         context["teams"] = sorted({row["team"] for row in context["scored"]})
     return render(request, "evaluation/publication.html", context)

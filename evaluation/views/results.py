@@ -15,7 +15,7 @@ from config.access import is_organizer, results_open_to, task_for
 from config.params import page_filter, parse_choice, parse_id
 from evaluation import selectors
 from evaluation.models import EvaluationJob, QrelsVersion
-from evaluation.official import official_measure_names
+from evaluation.official import official_measure_names, unjudged_rule
 from evaluation.qrels import natural_key
 from evaluation.reports import (
     AVERAGE_TEXT,
@@ -44,11 +44,13 @@ def results_index(request: HttpRequest) -> HttpResponse:
     return render(request, "evaluation/index.html", {"tasks": tasks})
 
 
-def qrels_notice(qrels: QrelsVersion | None) -> str:
-    """The warning every page showing results on ``qrels`` carries when it was incomplete."""
+def qrels_notice(qrels: QrelsVersion | None, task: RetrievalTask) -> str:
+    """The warning every page showing results on ``qrels`` (of ``task``) carries when it was
+    incomplete, saying how the task scores unjudged items."""
     if qrels is None or not qrels.is_incomplete:
         return ""
-    return incomplete_note(qrels.unjudged_items or 0, qrels.pool_items)
+    rule = unjudged_rule(task.kind, task.official_measures)
+    return incomplete_note(qrels.unjudged_items or 0, qrels.pool_items, rule)
 
 
 @login_required
@@ -64,7 +66,9 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     results = selectors.visible_results(task, qrels, user=request.user) if qrels else None
     columns = selectors.task_columns(task)
     rows = (
-        selectors.result_rows(results, job, qrels, columns) if qrels and results is not None else []
+        selectors.result_rows(results, job, qrels, columns, task=task)
+        if qrels and results is not None
+        else []
     )
     keys = [key for key, _, _ in columns]
     measure = page_filter(
@@ -86,7 +90,7 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "rows": rows,
         "not_scored": (selectors.runs_not_scored(task, qrels, user=request.user) if qrels else []),
         "average_notes": average_notes(rows) or [AVERAGE_TEXT[task.average]],
-        "qrels_notice": qrels_notice(qrels),
+        "qrels_notice": qrels_notice(qrels, task),
         "columns": columns,
         "measures_text": _measures_text(task),
         "measure": measure,
@@ -105,9 +109,10 @@ def _measures_text(task: RetrievalTask) -> str:
     names = official_measure_names(task.kind, task.official_measures)
     if names is None:
         return ""
+    rule = unjudged_rule(task.kind, task.official_measures)
     return (
         f"Official measures: {', '.join(names)} (trec_eval's; binary measures count grade "
-        f"≥ {task.relevance_level} as relevant unless a name sets rel=)."
+        f"≥ {task.relevance_level} as relevant unless a name sets rel=); {rule}."
     )
 
 
@@ -162,7 +167,7 @@ def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpRespon
     job = selectors.latest_job(task, qrels)
     results = selectors.visible_results(task, qrels, user=request.user)
     columns = selectors.task_columns(task)
-    rows = selectors.result_rows(results, job, qrels, columns)
+    rows = selectors.result_rows(results, job, qrels, columns, task=task)
     kind = task.kind
     body = (
         per_topic_csv(rows, kind, columns)

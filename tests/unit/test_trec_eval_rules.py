@@ -16,6 +16,7 @@ import pytrec_eval
 
 from evaluation.core.ranking import float32_keeps_order, negated_ranks, ranked_run, trec_order
 from evaluation.measures import PrimeEvaluator
+from evaluation.official import unjudged_rule
 from evaluation.qrels import QrelsFormatError, qrels_parse
 from evaluation.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
 from pooling.formats import RunContext, read_run
@@ -196,3 +197,14 @@ def test_openqa_refuses_a_nan_score_with_its_line(tmp_path: Path) -> None:
     run = write(tmp_path, "r.txt", "1 Q0 a 1 nan R\n")
     with pytest.raises(RunFileError, match=r"line 1: score 'nan' is not finite"):
         evaluate_run_files(qrels, [run], kind="openqa")
+
+
+def test_unjudged_rule_says_what_each_kind_and_measure_set_does() -> None:
+    assert unjudged_rule("answer", []) == "unjudged results are left out before scoring"
+    assert unjudged_rule("document", []) == (
+        "unjudged results count as not relevant (as in trec_eval)"
+    )
+    assert unjudged_rule("openqa", []) == "a topic whose answer is unjudged scores 0"
+    assert unjudged_rule("answer", ["P(judged_only=True)@10", "Judged@10"]) == (
+        "unjudged results are left out before scoring"
+    )
