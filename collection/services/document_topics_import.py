@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import transaction
 
+from collection.core.task_defaults import task_defaults
 from collection.formats.errors import ImportFileError
 from collection.formats.topic_text import QueryTopic
 from collection.formats.trec_topics import TopicFormat, parse_query_topics
@@ -50,10 +51,12 @@ def _document_task(
                 path, None, f"campaign {campaign_name!r} has no document task (create=False)"
             )
         campaign, _ = Campaign.objects.get_or_create(name=campaign_name)
-        # TREC counts every grade from 1 as relevant (binary measures, binary kappa, the
-        # minimum-relevant rule): the built-in document scale is 0-2.
+        # TREC's practice (collection.core.task_defaults): every grade from 1 relevant (the
+        # built-in document scale is 0-2), every topic kept, runs pooled to 100.
         task, _ = RetrievalTask.objects.get_or_create(
-            campaign=campaign, kind=kind, defaults={"collection": collection, "relevance_level": 1}
+            campaign=campaign,
+            kind=kind,
+            defaults={"collection": collection, **task_defaults(kind)},
         )
     if task.collection_id != collection.pk:
         judged = task.collection.name if task.collection else ""

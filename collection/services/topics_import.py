@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
+from collection.core.task_defaults import task_defaults
 from collection.formats.errors import ImportFileError
 from collection.formats.topics import (
     TopicRecord,
@@ -73,7 +74,9 @@ def _task(*, path: str | Path, campaign_name: str, task_kind: str, create: bool)
         raise ImportFileError(path, None, f"unknown task kind {task_kind!r}")
     if create:
         campaign, _ = Campaign.objects.get_or_create(name=campaign_name)
-        task, _ = RetrievalTask.objects.get_or_create(campaign=campaign, kind=task_kind)
+        task, _ = RetrievalTask.objects.get_or_create(
+            campaign=campaign, kind=task_kind, defaults=task_defaults(task_kind)
+        )
         return task
     try:
         return RetrievalTask.objects.select_related("campaign").get(

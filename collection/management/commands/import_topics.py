@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collection.core.task_defaults import settings_text
 from collection.formats.errors import ImportFileError
 from collection.formats.trec_topics import TOPIC_FORMATS
 from collection.models import RetrievalTask
@@ -60,3 +61,11 @@ class Command(BaseCommand):
                 f"{report.unchanged} unchanged"
             )
         )
+        task = RetrievalTask.objects.filter(
+            campaign__name=options["campaign"], kind=options["task"]
+        ).first()
+        if task is not None:  # what the task's qrels and pools will do (the admin changes it)
+            settings = settings_text(
+                task.min_relevant, task.relevance_level, task.primary_depth, task.alternate_depth
+            )
+            self.stdout.write(f"{task.kind} task settings: {settings}")

@@ -1,0 +1,1 @@
+"""Pure collection code: no Django, no database."""
