@@ -9,8 +9,9 @@ failure" and 6 for "do not know".
 
 ``trec_eval=True`` reads a file as trec_eval 9 does (``get_qrels.c``), for qrels that come from
 outside (``evaluate``, an imported official file): a line whose first non-blank character is
-``#`` is skipped and a grade is any integer; a negative one means "in the pool but not judged"
-(sampled pools, infAP). trec_eval refuses a line with a fifth column, and so does this reader.
+``#`` is skipped and a grade is any integer from -127 to 127; a negative one means "in the
+pool but not judged" (sampled pools, infAP). trec_eval refuses a line with a fifth column, and
+so does this reader.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 GRADE_SYSTEM_FAILURE = 5  # Task 3 file code for the "system failure" flag
 GRADE_DONT_KNOW = 6  # Task 3 file code for the "do not know" flag
 MAX_PROBLEMS = 50
+# get_qrels.c: "an integer between -127 and 127"; trec_eval sizes a table by the largest grade.
+TREC_GRADE_LIMIT = 127
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,8 @@ def qrels_parse(
             problems.append((number, f"expected 4 columns, found {len(fields)}"))
         elif not re.fullmatch(r"-?[0-9]+", fields[3]):
             problems.append((number, f"grade {fields[3]!r} is not an integer"))
+        elif trec_eval and not -TREC_GRADE_LIMIT <= int(fields[3]) <= TREC_GRADE_LIMIT:
+            problems.append((number, f"grade {fields[3]} is outside trec_eval's -127 to 127"))
         elif not trec_eval and not 0 <= int(fields[3]) <= max_grade:
             problems.append((number, f"grade {fields[3]} is outside 0-{max_grade}"))
         elif (fields[0], fields[2]) in seen:

@@ -123,8 +123,10 @@ def test_qrels_fifth_column_is_refused_as_trec_eval_refuses_it() -> None:
 
 
 def test_qrels_any_integer_grade_is_read_as_trec_eval() -> None:
-    entries = qrels_parse("1 0 a -1\n1 0 b 16\n1 0 c 0\n", trec_eval=True)
-    assert [e.grade for e in entries] == [-1, 16, 0]
+    entries = qrels_parse("1 0 a -1\n1 0 b 16\n1 0 c 0\n1 0 d 127\n", trec_eval=True)
+    assert [e.grade for e in entries] == [-1, 16, 0, 127]
+    with pytest.raises(QrelsFormatError, match="line 2: grade 128 is outside trec_eval's -127"):
+        qrels_parse("1 0 a 1\n1 0 b 128\n", trec_eval=True)
     with pytest.raises(QrelsFormatError, match="grade -1 is outside 0-6"):
         qrels_parse("1 0 a -1\n")  # app-made and training files stay 0..6
 
