@@ -286,9 +286,11 @@ def evaluate_openqa_answers(
     *,
     average: Average = "all",
     relevance_level: int = RELEVANT_GRADE,
+    topics: Sequence[str] | None = None,
 ) -> RunScores:
     """AR and P@1 given each topic's answer (topic -> answer id); topics not in the qrels are
-    left out, an unjudged answer or a flag scores 0."""
+    left out, an unjudged answer or a flag scores 0. ``topics``: what ``average="all"`` means
+    over (ARQMath-3: the answer task's official topics), else the qrels' topics."""
     per_topic: dict[str, dict[str, float]] = {}
     scored: dict[str, str] = {}
     for topic, first in answers.items():
@@ -304,7 +306,7 @@ def evaluate_openqa_answers(
         }
         scored[topic] = first
     run_topics = list(per_topic)
-    over = sorted(grades) if average == "all" else run_topics
+    over = sorted(topics if topics is not None else grades) if average == "all" else run_topics
     return RunScores(
         run=name,
         measures={m: mean_over(per_topic, over, m) for m in OPENQA_MEASURES},

@@ -76,9 +76,15 @@ def incomplete_note(unjudged: int, pool_items: int | None, rule: str) -> str:
     )
 
 
+TOPIC_SET = "Means over the "  # how an open QA result's note names its topic set
+
+
 def average_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """How the rows' means were taken (two lines if the rows mix conventions)."""
-    return [AVERAGE_TEXT[a] for a in sorted({str(r["average"]) for r in rows if "average" in r})]
+    """How the rows' means were taken (two lines if the rows mix conventions), and over which
+    topic set when a result names it (open QA)."""
+    notes = [AVERAGE_TEXT[a] for a in sorted({str(r["average"]) for r in rows if "average" in r})]
+    topic_sets = {n for r in rows for n in r.get("notes") or [] if n.startswith(TOPIC_SET)}
+    return notes + sorted(topic_sets)
 
 
 def protocol_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:

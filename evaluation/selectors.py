@@ -30,6 +30,7 @@ from evaluation.qrels import (
     JudgmentSource,
     QrelsPolicy,
     counting_judgments,
+    qrels_parse,
 )
 from evaluation.readiness import PoolHit, QrelsReadiness, qrels_readiness
 from evaluation.reports import Columns, columns_for, sort_rows
@@ -247,6 +248,17 @@ def latest_job(task: RetrievalTask, qrels: QrelsVersion | None) -> EvaluationJob
 
 def publication_of(task: RetrievalTask) -> TaskPublication | None:
     return TaskPublication.objects.filter(task=task).select_related("qrels", "changed_by").first()
+
+
+def official_topics(task: RetrievalTask | None) -> tuple[list[str], str] | None:
+    """The topics of ``task``'s official qrels version and that version's label; None when
+    it has none. ARQMath-3 averaged Task 3 over its answer task's official topics."""
+    publication = publication_of(task) if task is not None else None
+    if publication is None or publication.qrels is None:
+        return None
+    qrels = publication.qrels
+    topics = sorted({e.topic for e in qrels_parse(qrels.content, trec_eval=True)})
+    return topics, qrels.label or f"version {qrels.pk}"
 
 
 def results_qrels(task: RetrievalTask, user: Any, wanted: str = "") -> QrelsVersion | None:
