@@ -113,9 +113,15 @@ class Clock:
         self.wall = time.perf_counter() - self.wall
 
 
-def ours(qrels: Path, runs: list[Path]) -> tuple[float, Figures]:
+def ours(qrels: Path, runs: list[Path], precision: str = "double") -> tuple[float, Figures]:
     with Clock() as clock:
-        rows = evaluate_run_files_measures(qrels, runs, MEASURES, kind="document")
+        rows = evaluate_run_files_measures(
+            qrels,
+            runs,
+            MEASURES,
+            kind="document",
+            precision=precision,  # type: ignore[arg-type]
+        )
     return clock.wall, {str(r["file"]): [r["measures"][m] for m in MEASURES] for r in rows}  # type: ignore[index]
 
 
@@ -177,11 +183,23 @@ def largest_difference(a: Figures, b: Figures, *, close: bool | None = None) -> 
     return worst, where
 
 
-def printed_differences(a: Figures, b: Figures) -> int:
-    """Figures that differ as trec_eval prints them (4 decimals)."""
+def printed_differences(a: Figures, b: Figures, *, close: bool | None = None) -> int:
+    """Figures that differ as trec_eval prints them (4 decimals), over the runs with or
+    without float32-close scores if ``close`` is given."""
     return sum(
-        f"{x:.4f}" != f"{y:.4f}" for name in a for x, y in zip(a[name], b[name], strict=True)
+        f"{x:.4f}" != f"{y:.4f}"
+        for name in a
+        if close is None or close_scores(name) == close
+        for x, y in zip(a[name], b[name], strict=True)
     )
+
+
+def trec_eval_version(binary: Path) -> tuple[str, str]:
+    """(version, how it compares scores): up to 9.0.7 trec_eval kept scores as float32."""
+    out = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
+    version = (out.stdout + out.stderr).split()[-1]
+    parts = tuple(int(p) for p in version.split(".") if p.isdigit())
+    return version, "float32" if parts < (9, 0, 8) else "double"
 
 
 # ``manage.py evaluate`` itself, in a fresh process; its peak is the process's own high-water
@@ -225,13 +243,22 @@ def compare_peers(qrels: Path, runs: list[Path], binary: Path | None, why: str) 
     our_wall, our = ours(qrels, runs)
     timings = [("qrelsmith evaluate --measure", our_wall)]
     if binary is not None:
+        version, precision = trec_eval_version(binary)
         wall, theirs = trec_eval(binary, qrels, runs)
-        timings.append(("trec_eval 9 (one process per run)", wall))
-        differ = printed_differences(our, theirs)
+        timings.append((f"trec_eval {version} (one process per run)", wall))
+        same = our if precision == "double" else ours(qrels, runs, precision)[1]
+        differ = printed_differences(same, theirs)
         print(
-            f"  ours against trec_eval: {differ} of {n * len(MEASURES)} printed figures differ "
-            f"({'identical' if not differ else 'NOT identical'})"
+            f"  ours (--score-precision {precision}, as trec_eval {version} compares scores) "
+            f"against trec_eval {version}: {differ} of {n * len(MEASURES)} printed figures "
+            f"differ ({'identical' if not differ else 'NOT identical'})"
         )
+        if precision != "double":
+            print(
+                f"  ours as doubles (trec_eval 9.0.8+) against trec_eval {version}: "
+                f"{printed_differences(our, theirs)} differ, all on the runs with "
+                f"float32-close scores: {printed_differences(our, theirs, close=False) == 0}"
+            )
     else:
         print(f"  trec_eval 9: not run ({why})")
     for name, peer in (("ir_measures 0.4.3", ir_measures_peer), ("ranx", ranx_peer)):

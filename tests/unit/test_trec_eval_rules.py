@@ -62,6 +62,14 @@ def test_run_scores_closer_than_float32_keep_trec_eval_order_when_evaluated(
     assert found == pytest.approx(CLOSE_EXPECTED, abs=1e-12)
 
 
+def test_float32_precision_reorders_as_trec_eval_up_to_9_0_7(tmp_path: Path) -> None:
+    # As a float32 b and a tie and b (docno descending) ranks first: AP = (1/2 + 2/3) / 2,
+    # P_1 = 0, RR = 1/2 (trec_eval 9.0.4 prints 0.5833, 0.0000, 0.5000 for these files).
+    found = measures_of(tmp_path, CLOSE_QRELS, CLOSE_RUN, list(CLOSE_EXPECTED), precision="float32")
+    expected = {"map": (1 / 2 + 2 / 3) / 2, "P_1": 0.0, "recip_rank": 0.5}
+    assert found == pytest.approx(expected, abs=1e-12)
+
+
 def test_prime_measures_keep_trec_eval_order_when_scores_closer_than_float32() -> None:
     grades = {"1": {"a": 2, "b": 0, "c": 2}}
     run = {"1": {"b": LOW, "a": HIGH, "c": 99999.0}}
