@@ -15,6 +15,11 @@ import tarfile
 from pathlib import Path
 
 SDIST = "pytrec_eval-terrier"
+# A prebuilt binary a registry package ships (trec_eval 9.0.4, which compares float32 scores).
+HINT = (
+    "pyserini 0.40.0's wheel carries one: trec_eval/trec_eval-linux-amd64 inside "
+    "pyserini/resources/jars/anserini-0.38.0-fatjar.jar"
+)
 
 
 def trec_eval_binary(given: Path | None, folder: Path) -> tuple[Path | None, str]:
@@ -34,7 +39,7 @@ def trec_eval_binary(given: Path | None, folder: Path) -> tuple[Path | None, str
         fetched = "Fetching trec_eval from" in download.stdout + download.stderr
         return None, (
             f"{SDIST}'s sdist does not carry trec_eval's source: it fetches it from GitHub "
-            "while building, which this machine cannot reach; give --trec-eval PATH"
+            f"while building, which this machine cannot reach; give --trec-eval PATH ({HINT})"
             if fetched
             else f"pip download {SDIST} failed: {download.stderr.strip()[-200:]}"
         )
