@@ -17,13 +17,14 @@ from evaluation.access import results_visible_to
 from evaluation.core.answers import answer_id
 from evaluation.core.categories import CategorySubset, category_subsets
 from evaluation.core.measures import RankedRow, RunRow
-from evaluation.core.official import official_measure_names
+from evaluation.core.official import official_measure_names, unjudged_rule
 from evaluation.core.qrels import (
     MACHINE,
     JudgmentRecord,
     JudgmentSource,
     QrelsPolicy,
     counting_judgments,
+    qrels_parse,
 )
 from evaluation.core.readiness import PoolHit, QrelsReadiness, qrels_readiness
 from evaluation.core.reports import Columns, columns_for, sort_rows
@@ -35,7 +36,6 @@ from evaluation.models import (
     TaskPublication,
 )
 from kernel.access import is_organizer
-from kernel.core.qrels import qrels_parse
 from kernel.params import parse_id
 from pooling.access import runs_visible_to
 from pooling.core.algorithms import answer_key
@@ -255,6 +255,17 @@ def publication_of(task: RetrievalTask) -> TaskPublication | None:
     return TaskPublication.objects.filter(task=task).select_related("qrels", "changed_by").first()
 
 
+def official_topics(task: RetrievalTask | None) -> tuple[list[str], str] | None:
+    """The topics of ``task``'s official qrels version and that version's label; None when
+    it has none. ARQMath-3 averaged Task 3 over its answer task's official topics."""
+    publication = publication_of(task) if task is not None else None
+    if publication is None or publication.qrels is None:
+        return None
+    qrels = publication.qrels
+    topics = sorted({e.topic for e in qrels_parse(qrels.content, trec_eval=True)})
+    return topics, qrels.label or f"version {qrels.pk}"
+
+
 def results_qrels(task: RetrievalTask, user: Any, wanted: str = "") -> QrelsVersion | None:
     """Which qrels version a results page shows: a participant the official one; an organizer
     the one asked for, else the official one, else the latest evaluated (or exported)."""
@@ -341,10 +352,13 @@ def result_rows(
     job: EvaluationJob | None,
     qrels: QrelsVersion,
     columns: Columns | None = None,
+    *,
+    task: RetrievalTask | None = None,
 ) -> list[dict]:
     """Plain rows for tables and downloads, best first by the task's first measure (``columns``,
     default: the qrels' task's); each says how its means were taken and how complete its qrels
-    were."""
+    were, and how the task scores unjudged items. ``task``: the qrels' task when at hand."""
+    task = task or qrels.task
     intervals = job.intervals if job is not None else {}
     known = qrels.unjudged_items is not None
     completeness: dict[str, Any] = (
@@ -352,6 +366,7 @@ def result_rows(
             "qrels_complete": not qrels.is_incomplete,
             "qrels_unjudged": qrels.unjudged_items,
             "qrels_pool_items": qrels.pool_items,
+            "unjudged_rule": unjudged_rule(task.kind, task.official_measures),
         }
         if known
         else {}

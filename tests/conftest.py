@@ -7,6 +7,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 ARQMATH = REPO.parent / "shared" / "data" / "arqmath"
+TREC_COVID = REPO.parent / "shared" / "data" / "trec-covid-round1"
 
 
 @pytest.fixture(scope="session")
@@ -17,3 +18,14 @@ def arqmath_data() -> Path:
             pytest.fail(f"CI must have the real ARQMath files at {ARQMATH}")
         pytest.skip(f"real ARQMath files not found at {ARQMATH} (a clone without ../shared)")
     return ARQMATH
+
+
+@pytest.fixture(scope="session")
+def trec_covid_data() -> Path:
+    """Real TREC-COVID round 1 files in ../shared/data/trec-covid-round1: skipped in a user's
+    clone, required in CI."""
+    if not TREC_COVID.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must have the real TREC-COVID round 1 files at {TREC_COVID}")
+        pytest.skip(f"TREC-COVID round 1 files not found at {TREC_COVID} (no ../shared)")
+    return TREC_COVID

@@ -15,20 +15,21 @@ The protocol is the organizers' (docs/evaluation.md, ../shared/data/arqmath/READ
 - The mean is over every qrels topic, a topic missing from the run scoring 0 (the published
   convention), or over the run's own qrels topics (``average="run"``).
 
-trec_eval (and so pytrec_eval, which runs trec_eval's code) ranks by score descending and breaks
-ties by document id descending as strings (``strcmp``); the rank column is ignored.
-``trec_order`` reproduces that order where we rank ourselves (judged fraction of the top 10).
+Every run is ordered by trec_eval 9's rule before pytrec_eval sees it
+(``evaluation.core.ranking``: score descending as a double, then doc id descending; the rank
+column is ignored). A negative qrels grade is trec_eval's "in the pool, not judged": not
+relevant, and not judged either (left out by priming and by the judged fraction).
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import pytrec_eval
 
+from evaluation.core.ranking import Precision, ranked_run, trec_order, trec_top, with_precision
 from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL, MAX_GRADE
 
 Average = Literal["all", "run"]
@@ -122,18 +123,19 @@ def formula_scores_by_visual_id(
     return visual_scores, unknown
 
 
-def trec_order(docs: Mapping[str, float]) -> list[str]:
-    """Docs in trec_eval's order: score descending, then doc id descending (as strings)."""
-    return sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+def is_judged(grade: int | None) -> bool:
+    """trec_eval's judged: in the qrels with a grade of 0 or more (a negative grade is "in
+    the pool but not judged", ``form_res_rels.c``)."""
+    return grade is not None and grade >= 0
 
 
 def prime(scores: Scores, grades: Grades) -> Scores:
-    """Drop topics not in the qrels and docs unjudged for their topic."""
+    """Drop topics not in the qrels and docs unjudged for their topic (trec_eval -J)."""
     primed: Scores = {}
     for topic, docs in scores.items():
         judged = grades.get(topic)
         if judged:
-            primed[topic] = {d: s for d, s in docs.items() if d in judged}
+            primed[topic] = {d: s for d, s in docs.items() if is_judged(judged.get(d))}
     return primed
 
 
@@ -149,18 +151,24 @@ def judged_fraction(scores: Scores, grades: Grades, k: int) -> dict[str, float]:
         judged = grades.get(topic)
         if judged is None or not docs:
             continue
-        # (score, doc) tuples compare in C: the largest are trec_eval's first k.
-        top = heapq.nlargest(k, zip(docs.values(), docs.keys(), strict=True))
-        fractions[topic] = sum(1 for _, d in top if d in judged) / len(top)
+        top = trec_top(docs, k)
+        fractions[topic] = sum(1 for d in top if is_judged(judged.get(d))) / len(top)
     return fractions
 
 
 class PrimeEvaluator:
     """nDCG', MAP', P'@10 for runs against one qrels; build once, evaluate many runs."""
 
-    def __init__(self, grades: Grades, *, relevance_level: int = ARQMATH_RELEVANCE_LEVEL) -> None:
+    def __init__(
+        self,
+        grades: Grades,
+        *,
+        relevance_level: int = ARQMATH_RELEVANCE_LEVEL,
+        precision: Precision = "double",
+    ) -> None:
         self.grades = {t: dict(docs) for t, docs in grades.items()}
         self.relevance_level = relevance_level
+        self.precision = precision
         self.topics = sorted(self.grades)
         # trec_eval cannot take a topic without judgments; such a topic scores 0.
         usable = {t: d for t, d in self.grades.items() if d}
@@ -173,10 +181,11 @@ class PrimeEvaluator:
 
     def evaluate(self, name: str, scores: Scores, *, average: Average = "all") -> RunScores:
         """Score a deduplicated run (topic -> doc -> score); priming happens here."""
+        scores = with_precision(scores, self.precision)
         run_topics = [t for t in scores if t in self.grades]
         judged = judged_fraction_at_10(scores, self.grades)
         primed = {t: docs for t, docs in prime(scores, self.grades).items() if docs}
-        values = self._evaluator.evaluate(primed) if primed else {}
+        values = self._evaluator.evaluate(ranked_run(primed)) if primed else {}
         per_topic: dict[str, dict[str, float]] = {}
         for topic in run_topics:
             found = values.get(topic, {})
@@ -276,9 +285,11 @@ def evaluate_openqa_answers(
     *,
     average: Average = "all",
     relevance_level: int = ARQMATH_RELEVANCE_LEVEL,
+    topics: Sequence[str] | None = None,
 ) -> RunScores:
     """AR and P@1 given each topic's answer (topic -> answer id); topics not in the qrels are
-    left out, an unjudged answer or a flag scores 0."""
+    left out, an unjudged answer or a flag scores 0. ``topics``: what ``average="all"`` means
+    over (ARQMath-3: the answer task's official topics), else the qrels' topics."""
     per_topic: dict[str, dict[str, float]] = {}
     scored: dict[str, str] = {}
     for topic, first in answers.items():
@@ -286,15 +297,15 @@ def evaluate_openqa_answers(
         if judged is None:
             continue
         grade = judged.get(first)
-        value = float(grade) if grade is not None and grade <= MAX_GRADE else 0.0
+        value = float(grade) if grade is not None and 0 <= grade <= MAX_GRADE else 0.0
         per_topic[topic] = {
             "ar": value,
             "p1": 1.0 if value >= relevance_level else 0.0,
-            "judged_at_10": 1.0 if grade is not None else 0.0,
+            "judged_at_10": 1.0 if is_judged(grade) else 0.0,
         }
         scored[topic] = first
     run_topics = list(per_topic)
-    over = sorted(grades) if average == "all" else run_topics
+    over = sorted(topics if topics is not None else grades) if average == "all" else run_topics
     return RunScores(
         run=name,
         measures={m: mean_over(per_topic, over, m) for m in OPENQA_MEASURES},

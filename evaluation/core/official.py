@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluation.core.trec_names import MeasureNameError, measure_names_check
+from evaluation.core.trec_names import MeasureNameError, measure_names_check, parse_measures
 
 KIND_DEFAULTS: dict[str, tuple[str, ...]] = {
     "document": ("map", "P_10", "ndcg_cut_10", "bpref"),
@@ -32,19 +32,6 @@ def official_measure_names(kind: str, names: Sequence[str]) -> list[str] | None:
         return list(names)
     defaults = KIND_DEFAULTS.get(kind)
     return list(defaults) if defaults is not None else None
-
-
-def unjudged_rule(kind: str, names: Sequence[str]) -> str:
-    """How the task's measures score a retrieved item nobody judged, in the reader's words."""
-    if official_measure_names(kind, names) is None:
-        if kind == "openqa":
-            return "an unjudged answer scores 0 in AR and P@1"
-        # ARQMath's prime measures (ARQMath-1 §4.3): unjudged hits are removed from each run.
-        return "unjudged results are left out before scoring (ARQMath's prime measures)"
-    return (
-        "unjudged results count as not relevant, as trec_eval counts them; bpref and the "
-        "judged-only measures leave them out"
-    )
 
 
 def default_text(kind: str) -> str:
@@ -73,3 +60,27 @@ def official_measures_check(kind: str, names: Sequence[str]) -> list[str]:
             "ranked measures do not apply (leave the official measures empty)"
         )
     return cleaned
+
+
+LEFT_OUT = "unjudged results are left out before scoring"
+NOT_RELEVANT = "unjudged results count as not relevant (as in trec_eval)"
+
+
+def unjudged_rule(kind: str, names: Sequence[str]) -> str:
+    """How a task's measures score an unjudged item, in words (for pages warning about
+    incomplete qrels): what the task's scorer does, not one rule for every kind."""
+    if kind == "openqa":
+        return "a topic whose answer is unjudged scores 0"
+    measures = official_measure_names(kind, names)
+    if measures is None:  # ARQMath's prime measures: trec_eval -J
+        return LEFT_OUT
+    ranked = [m for m in parse_measures(measures) if m.judged_at is None]
+    judged_only = [m.name for m in ranked if m.judged_only]
+    if not judged_only:
+        return NOT_RELEVANT
+    if len(judged_only) == len(ranked):
+        return LEFT_OUT
+    return (
+        f"{', '.join(judged_only)} leave unjudged results out; "
+        "the other measures count them as not relevant"
+    )

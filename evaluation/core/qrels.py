@@ -64,12 +64,15 @@ def qrels_grades(entries: Iterable[QrelsEntry], *, kind: TaskKind) -> dict[str, 
     """topic -> id -> grade, as the measures need it.
 
     Task 3 flag codes (5, 6) become grade 0; in Task 1/2 a flag code is unjudged (left out),
-    which is how a qrels file with flags still evaluates by the published rules.
+    which is how a qrels file with flags still evaluates by the published rules. A document
+    task's grades are trec_eval's: any integer, kept as it is. A negative grade ("in the pool,
+    not judged", trec_eval's reading) is kept for every kind: the measures treat it as
+    trec_eval does (``evaluation.core.measures.is_judged``).
     """
     grades: dict[str, dict[str, int]] = {}
     for entry in entries:
         grade = entry.grade
-        if grade > MAX_GRADE:
+        if grade > MAX_GRADE and kind != "document":
             if kind != "openqa":
                 continue
             grade = 0

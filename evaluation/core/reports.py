@@ -68,7 +68,7 @@ def sort_rows(
 
 def incomplete_note(unjudged: int, pool_items: int | None, rule: str) -> str:
     """What results on a qrels version exported with unjudged items must say; ``rule`` is how
-    the task's measures score an unjudged item (``evaluation.core.official.unjudged_rule``)."""
+    the task scores them (``evaluation.core.official.unjudged_rule``)."""
     of = f" of {pool_items}" if pool_items else ""
     return (
         f"Incomplete qrels: {unjudged}{of} pool items were unjudged when they were exported; "
@@ -76,20 +76,28 @@ def incomplete_note(unjudged: int, pool_items: int | None, rule: str) -> str:
     )
 
 
+TOPIC_SET = "Means over the "  # how an open QA result's note names its topic set
+
+
 def average_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """How the rows' means were taken (two lines if the rows mix conventions)."""
-    return [AVERAGE_TEXT[a] for a in sorted({str(r["average"]) for r in rows if "average" in r})]
+    """How the rows' means were taken (two lines if the rows mix conventions), and over which
+    topic set when a result names it (open QA)."""
+    notes = [AVERAGE_TEXT[a] for a in sorted({str(r["average"]) for r in rows if "average" in r})]
+    topic_sets = {n for r in rows for n in r.get("notes") or [] if n.startswith(TOPIC_SET)}
+    return notes + sorted(topic_sets)
 
 
 def protocol_notes(
     rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None
 ) -> list[str]:
-    """The averaging convention(s) and, for incomplete qrels, a warning: one line each.
-    ``columns`` given: the rows were scored with those trec_eval measures."""
+    """The averaging convention(s) and, for incomplete qrels, a warning: one line each. The
+    rows' own ``unjudged_rule`` (the app's results carry it) or else the rule of ``kind`` with
+    ``columns`` (given: the rows were scored with those trec_eval measures)."""
     notes = average_notes(rows)
     unjudged = max((int(r.get("qrels_unjudged") or 0) for r in rows), default=0)
     if unjudged:
-        rule = unjudged_rule(kind, [key for key, _, _ in columns or ()])
+        names = [key for key, _, _ in columns or ()]
+        rule = str(rows[0].get("unjudged_rule") or unjudged_rule(kind, names))
         notes.append(incomplete_note(unjudged, rows[0].get("qrels_pool_items"), rule))
     return notes
 

@@ -10,17 +10,18 @@ app, ``pooling.core.formats.read_run_path``, whose line-numbered report becomes 
 from __future__ import annotations
 
 import gzip
-from collections.abc import Collection, Iterator, Sequence
+import io
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluation.core.answers import AnswerMap, answer_map_read
+from evaluation.core.formula_ids import read_formula_index
 from evaluation.core.measures import (
     Average,
     PrimeEvaluator,
     RankedRow,
     RunRow,
-    RunScores,
     Scores,
     best_ranked,
     dedup_first,
@@ -29,8 +30,18 @@ from evaluation.core.measures import (
     formula_scores_by_visual_id,
 )
 from evaluation.core.qrels import TaskKind, qrels_grades, qrels_read_path
+from evaluation.core.ranking import Precision
 from evaluation.core.trec_measures import MeasureEvaluator, parse_measures
-from pooling.core.formats import ParsedRun, RunContext, RunFormat, detect_format, read_run_path
+from evaluation.core.trec_runs import first_fields, is_trec_line, trec_eval_lines
+from pooling.core.formats import (
+    ParsedRun,
+    RunContext,
+    RunFormat,
+    detect_format,
+    read_run,
+    read_run_path,
+)
+from pooling.core.formats.rows import trec_score
 
 # (topic, doc, score, tag) columns of each layout; Task 3's doc is the topic (one answer each).
 COLUMNS: dict[RunFormat, tuple[int, int, int, int]] = {
@@ -64,7 +75,10 @@ class EvaluationRun:
 
 
 def _lines_and_format(path: Path, task_kind: str | None) -> tuple[list[str], RunFormat | None]:
-    """The file's lines (gunzipped) and its layout; ``None`` when it cannot be told here."""
+    """The file's lines (gunzipped) and its layout; ``None`` when it cannot be told here.
+
+    Read as trec_eval reads a run: ``#`` lines are skipped, and a TREC line (``Q0`` second, or
+    any line of a document task) may have columns after the run tag, ignored."""
     data = path.read_bytes()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
@@ -75,8 +89,12 @@ def _lines_and_format(path: Path, task_kind: str | None) -> tuple[list[str], Run
     if not text.isascii():
         return [], None  # float() reads non-ASCII digits; the validator (_validated) does not
     lines = text.splitlines()
-    first = next((line for line in lines if line.strip()), None)
-    return lines, detect_format(first.encode().split(), task_kind) if first is not None else None
+    first = first_fields(lines)
+    if first is None:
+        return lines, None
+    if is_trec_line(first, task_kind):
+        return lines, RunFormat.TREC
+    return lines, detect_format([f.encode() for f in first], task_kind)
 
 
 def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> EvaluationRun:
@@ -91,38 +109,38 @@ def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> Ev
         fast = _fast_rows(lines, run_format)  # type: ignore[arg-type]
         if fast is not None:
             return EvaluationRun(path.name, fast[0], run_format.value, fast[1])  # type: ignore[union-attr]
-    return _validated(path, task_kind)
+    return _validated(path, lines, run_format)
 
 
 def _fast_scores(lines: list[str], run_format: RunFormat) -> tuple[str, Scores] | None:
     """Like ``_fast_rows`` but deduplicating as it reads (first row wins): the hot path."""
     t, d, s, g = COLUMNS[run_format]
     width = WIDTH[run_format]
+    loose = run_format is RunFormat.TREC  # trec_eval ignores columns after the tag
     scores: Scores = {}
     current: str | None = None
     docs: dict[str, float] = {}
     tag: str | None = None
-    try:
-        for line in lines:
-            fields = line.split()
-            if len(fields) != width:
-                if not fields:
-                    continue
+    for line in lines:
+        fields = line.split()
+        if len(fields) != width and not (loose and len(fields) > width):
+            if not fields or fields[0][0] == "#":
+                continue
+            return None
+        if fields[t] != current:  # rows come grouped by topic: one lookup per topic
+            if fields[0][0] == "#":
+                continue  # a comment line, as trec_eval skips it
+            current = fields[t]
+            docs = scores.setdefault(current, {})
+        if fields[g] != tag:
+            if tag is not None:
                 return None
-            if fields[g] != tag:
-                if tag is not None:
-                    return None
-                tag = fields[g]
-            if fields[t] != current:  # rows come grouped by topic: one lookup per topic
-                current = fields[t]
-                docs = scores.setdefault(current, {})
-            if fields[d] not in docs:
-                score = float(fields[s])
-                if "_" in fields[s] or score - score:  # 1_000, nan, inf: trec_eval's rule
-                    return None
-                docs[fields[d]] = score
-    except ValueError:
-        return None
+            tag = fields[g]
+        if fields[d] not in docs:
+            score = trec_score(fields[s])
+            if score != score:
+                return None
+            docs[fields[d]] = score
     return (tag or ""), scores
 
 
@@ -130,31 +148,36 @@ def _fast_rows(lines: list[str], run_format: RunFormat) -> tuple[str, list[RunRo
     """All rows of a well-formed file, or None at the first line that is not."""
     t, d, s, g = COLUMNS[run_format]
     width = WIDTH[run_format]
+    loose = run_format is RunFormat.TREC
     rows: list[RunRow] = []
     append = rows.append
     tag: str | None = None
-    try:
-        for line in lines:
-            fields = line.split()
-            if len(fields) != width:
-                if not fields:
-                    continue
+    for line in lines:
+        fields = line.split()
+        if len(fields) != width and not (loose and len(fields) > width):
+            if not fields or fields[0][0] == "#":
+                continue
+            return None
+        if fields[0][0] == "#":
+            continue
+        if fields[g] != tag:
+            if tag is not None:
                 return None
-            if fields[g] != tag:
-                if tag is not None:
-                    return None
-                tag = fields[g]
-            score = float(fields[s])
-            if "_" in fields[s] or score - score:  # 1_000, nan, inf: trec_eval's rule
-                return None
-            append((fields[t], fields[d], score))
-    except ValueError:
-        return None
+            tag = fields[g]
+        score = trec_score(fields[s])
+        if score != score:
+            return None
+        append((fields[t], fields[d], score))
     return (tag or ""), rows
 
 
-def _parsed(path: Path, task_kind: str | None = None) -> ParsedRun:
-    parsed = read_run_path(path, context=RunContext(task_kind=task_kind))
+def _parsed(path: Path, task_kind: str | None = None, lines: list[str] | None = None) -> ParsedRun:
+    context = RunContext(task_kind=task_kind)
+    if lines:  # read as trec_eval does: comments blanked, TREC lines cut after the tag
+        text = "\n".join(trec_eval_lines(lines, trec=task_kind == "document"))
+        parsed = read_run(io.BytesIO(text.encode()), name=path.name, context=context)
+    else:
+        parsed = read_run_path(path, context=context)
     fatal = [p for p in parsed.errors if TOLERATED not in p.message]
     if fatal or parsed.format is None:
         listed = "; ".join(
@@ -164,8 +187,8 @@ def _parsed(path: Path, task_kind: str | None = None) -> ParsedRun:
     return parsed
 
 
-def _validated(path: Path, task_kind: str | None) -> EvaluationRun:
-    parsed = _parsed(path)
+def _validated(path: Path, lines: list[str], run_format: RunFormat | None) -> EvaluationRun:
+    parsed = _parsed(path, "document" if run_format is RunFormat.TREC else None, lines)
     rows = [(r.topic, r.doc, r.score) for r in parsed.rows]
     return EvaluationRun(path.name, parsed.tag, parsed.format.value, rows)  # type: ignore[union-attr]
 
@@ -182,8 +205,9 @@ def read_answer_run(path: str | Path, *, answer_map: AnswerMap | None = None) ->
         fast = _fast_ranked(lines, run_format)  # type: ignore[arg-type]
         if fast is not None:
             return EvaluationRun(path.name, fast[0], run_format.value, ranked=fast[1])  # type: ignore[union-attr]
-    try:
-        parsed = _parsed(path)
+    try:  # a TREC run is read as trec_eval reads it (see _lines_and_format)
+        trec = run_format is RunFormat.TREC
+        parsed = _parsed(path, "document", lines) if trec else _parsed(path)
     except RunFileError as error:
         # Told apart from the first line alone, a native Task 3 row with an empty sources
         # column looks like a Task 1 row; read as Task 3 it may be fine.
@@ -216,52 +240,49 @@ def _fast_ranked(lines: list[str], run_format: RunFormat) -> tuple[str, list[Ran
     t, d, s, g = COLUMNS[run_format]
     r = RANK_COLUMN[run_format]
     width = WIDTH[run_format]
+    loose = run_format is RunFormat.TREC
     rows: list[RankedRow] = []
     tag: str | None = None
-    try:
-        for line in lines:
-            fields = line.split()
-            if len(fields) != width:
-                if not fields:
-                    continue
-                return None
-            if tag is None:
-                tag = fields[g]
-            elif fields[g] != tag:
-                return None
-            rows.append((fields[t], fields[d], int(fields[r]), float(fields[s])))
-    except ValueError:
-        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) != width and not (loose and len(fields) > width):
+            if not fields or fields[0][0] == "#":
+                continue
+            return None
+        if fields[0][0] == "#":
+            continue
+        if tag is None:
+            tag = fields[g]
+        elif fields[g] != tag:
+            return None
+        score = trec_score(fields[s])
+        if score != score or not fields[r].isdigit():
+            return None
+        rows.append((fields[t], fields[d], int(fields[r]), score))
     return (tag or ""), rows
 
 
-def formula_ids_of(runs: Collection[EvaluationRun]) -> set[str]:
-    return {doc for run in runs for _, doc, _ in run.rows}
+def _formula_visual_ids(
+    run_paths: Sequence[str | Path], formula_index: str | Path | None
+) -> dict[str, str]:
+    """Visual ids of the formulas the runs retrieved: a first pass keeps only their ids."""
+    if formula_index is None:
+        raise RunFileError("formula runs need --formula-index to map ids to visual ids")
+    wanted: set[str] = set()
+    for path in run_paths:
+        wanted.update(doc for _, doc, _ in read_evaluation_run(path, task_kind="formula").rows)
+    return read_formula_index(formula_index, wanted)
 
 
-def read_formula_index(path: str | Path, wanted: Collection[str] | None = None) -> dict[str, str]:
-    """formula id -> visual id from an ARQMath formula index TSV, streamed.
-
-    v3 files have 9 columns (``id post_id thread_id type comment_id old_visual_id visual_id
-    issue formula``); the older 5-column form has no visual id, so the LaTeX with white space
-    removed stands in for it (docs/runs.md). Only ``wanted`` ids are kept.
-    """
-    visual_ids: dict[str, str] = {}
-    for fields in _index_lines(Path(path)):
-        if not fields[0].isdigit() or (wanted is not None and fields[0] not in wanted):
-            continue  # header, or a formula no run retrieved
-        if len(fields) >= 9:
-            visual_ids[fields[0]] = fields[6]
-        elif len(fields) == 5:
-            visual_ids[fields[0]] = "".join(fields[4].split())
-    return visual_ids
-
-
-def _index_lines(path: Path) -> Iterator[list[str]]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8-sig", newline="") as stream:  # type: ignore[operator]
-        for line in stream:
-            yield line.rstrip("\r\n").split("\t")
+def _evaluated_runs(
+    run_paths: Sequence[str | Path], kind: str, answer_map: AnswerMap | None
+) -> Iterator[EvaluationRun]:
+    """Each run read in turn, so only one run's rows are held at a time."""
+    for path in run_paths:
+        if kind == "openqa":
+            yield read_answer_run(path, answer_map=answer_map)
+        else:
+            yield read_evaluation_run(path, task_kind=kind)
 
 
 def evaluate_run_files(
@@ -272,36 +293,28 @@ def evaluate_run_files(
     formula_index: str | Path | None = None,
     average: Average = "all",
     answer_map: str | Path | None = None,
+    precision: Precision = "double",
 ) -> list[dict[str, object]]:
-    """Evaluate run files against a qrels file: one plain dict per run, in the given order."""
+    """Evaluate run files against a qrels file: one plain dict per run, in the given order.
+
+    Runs are read, scored and dropped one at a time: memory does not grow with their number."""
     if answer_map is not None and kind != "openqa":
         raise RunFileError("--answer-map is for --task openqa (native Task 3 run files)")
-    grades = qrels_grades(qrels_read_path(qrels_path), kind=kind)
-    results: list[RunScores] = []
-    if kind == "openqa":
-        mapping = answer_map_read(answer_map) if answer_map is not None else None
-        runs = [read_answer_run(path, answer_map=mapping) for path in run_paths]
-        results = [
-            evaluate_openqa_answers(r.tag, best_ranked(r.ranked), grades, average=average)
-            for r in runs
-        ]
-    else:
-        runs = [read_evaluation_run(path, task_kind=kind) for path in run_paths]
-        evaluator = PrimeEvaluator(grades)
-        if kind == "formula":
-            if formula_index is None:
-                raise RunFileError("formula runs need --formula-index to map ids to visual ids")
-            visual_ids = read_formula_index(formula_index, formula_ids_of(runs))
-            results = [
-                evaluate_formula_run(r.tag, r.rows, evaluator, visual_ids, average=average)
-                for r in runs
-            ]
+    grades = qrels_grades(qrels_read_path(qrels_path, trec_eval=True), kind=kind)
+    mapping = answer_map_read(answer_map) if answer_map is not None else None
+    evaluator = PrimeEvaluator(grades, precision=precision) if kind != "openqa" else None
+    visual_ids = _formula_visual_ids(run_paths, formula_index) if kind == "formula" else {}
+    found: list[dict[str, object]] = []
+    for run in _evaluated_runs(run_paths, kind, mapping):
+        if evaluator is None:
+            answers = best_ranked(run.ranked)
+            result = evaluate_openqa_answers(run.tag, answers, grades, average=average)
+        elif kind == "formula":
+            result = evaluate_formula_run(run.tag, run.rows, evaluator, visual_ids, average=average)
         else:
-            results = [evaluator.evaluate(r.tag, r.scores(), average=average) for r in runs]
-    return [
-        {"file": run.file, "format": run.format, **result.as_dict()}
-        for run, result in zip(runs, results, strict=True)
-    ]
+            result = evaluator.evaluate(run.tag, run.scores(), average=average)
+        found.append({"file": run.file, "format": run.format, **result.as_dict()})
+    return found
 
 
 def evaluate_run_files_measures(
@@ -315,29 +328,30 @@ def evaluate_run_files_measures(
     relevance_level: int = 1,
     judged_only: bool = False,
     depth: int | None = None,
+    precision: Precision = "double",
+    per_topic: bool = True,
 ) -> list[dict[str, object]]:
-    """Any trec_eval / ir_measures measures for run files: one dict per run, in order.
+    """Any trec_eval / ir_measures measures for run files: one dict per run, in order, each
+    run read, scored and dropped in turn.
 
     ``per_topic`` has every topic trec_eval ``-q`` prints: the run's qrels topics and, with
-    ``average="all"`` (``-c``), the missing ones with the values they are scored with."""
+    ``average="all"`` (``-c``), the missing ones with the values they are scored with. Without
+    ``per_topic`` it is left out, and what is kept per run is only its means."""
     if kind == "openqa":
         raise RunFileError("--measure is for ranked runs (--task answer, formula or document)")
     measures = parse_measures(measure_names)  # a bad name fails before any file is read
-    # Document qrels follow the answer task's rules (a flag code is unjudged).
-    grades = qrels_grades(
-        qrels_read_path(qrels_path), kind="formula" if kind == "formula" else "answer"
-    )
-    runs = [read_evaluation_run(path, task_kind=kind) for path in run_paths]
+    grades = qrels_grades(qrels_read_path(qrels_path, trec_eval=True), kind=kind)  # type: ignore[arg-type]
     evaluator = MeasureEvaluator(
-        grades, measures, relevance_level=relevance_level, judged_only=judged_only, depth=depth
+        grades,
+        measures,
+        relevance_level=relevance_level,
+        judged_only=judged_only,
+        depth=depth,
+        precision=precision,
     )
-    visual_ids: dict[str, str] = {}
-    if kind == "formula":
-        if formula_index is None:
-            raise RunFileError("formula runs need --formula-index to map ids to visual ids")
-        visual_ids = read_formula_index(formula_index, formula_ids_of(runs))
+    visual_ids = _formula_visual_ids(run_paths, formula_index) if kind == "formula" else {}
     found: list[dict[str, object]] = []
-    for run in runs:
+    for run in _evaluated_runs(run_paths, kind, None):
         scores = (
             formula_scores_by_visual_id(run.rows, visual_ids)[0]
             if kind == "formula"
@@ -353,7 +367,7 @@ def evaluate_run_files_measures(
                 "topics": result.topics,
                 "run_topics": result.run_topics,
                 "average": average,
-                "per_topic": {**result.per_topic, **result.missing},
+                "per_topic": {**result.per_topic, **result.missing} if per_topic else {},
             }
         )
     return found

@@ -5,8 +5,12 @@ Names are read by ``evaluation.core.trec_names``. pytrec_eval runs trec_eval's o
 what trec_eval's main program adds is done here, after trec_eval 9's ``trec_eval.c`` and
 ``meas_avg.c``:
 
+- Runs are ranked by trec_eval's rule (``evaluation.core.ranking``): a topic whose scores are
+  closer than float32 tells apart reaches pytrec_eval as negated ranks, so it keeps its order.
 - ``depth`` is ``-M``: each topic's first M docs in trec_eval's order (score descending, doc id
   descending), cut *before* ``judged_only`` (``-J``) drops unjudged docs (``form_res_rels.c``).
+- A negative qrels grade is "in the pool, not judged" (trec_eval's own reading): not relevant,
+  not counted as a judged non-relevant document (bpref) and dropped by ``-J``.
 - ``average="run"``: means over the qrels topics the run has results for (trec_eval).
   ``average="all"`` is ``-c``: every qrels topic, a topic missing from the run evaluated on an
   empty ranking (so ``num_rel`` keeps the qrels' count, ``gm_map`` gets ln 0.00001) with
@@ -30,7 +34,8 @@ from dataclasses import dataclass
 
 import pytrec_eval
 
-from evaluation.core.measures import Average, Grades, Scores, judged_fraction, trec_order
+from evaluation.core.measures import Average, Grades, Scores, judged_fraction
+from evaluation.core.ranking import Precision, ranked_run, trec_top, with_precision
 from evaluation.core.trec_names import (
     EXAMPLES,
     JUDGED,
@@ -90,7 +95,7 @@ class MeasureScores:
 
 def cut_to_depth(scores: Scores, depth: int) -> Scores:
     """trec_eval -M: each topic's first ``depth`` docs in trec_eval's order."""
-    return {t: {d: docs[d] for d in trec_order(docs)[:depth]} for t, docs in scores.items()}
+    return {t: {d: docs[d] for d in trec_top(docs, depth)} for t, docs in scores.items()}
 
 
 def _unjudged_doc(judged: Mapping[str, int]) -> str:
@@ -115,12 +120,14 @@ class MeasureEvaluator:
         relevance_level: int = 1,
         judged_only: bool = False,
         depth: int | None = None,
+        precision: Precision = "double",
     ) -> None:
         if depth is not None and depth < 1:
             raise ValueError(f"depth must be at least 1, not {depth}")
         self.grades = {t: dict(docs) for t, docs in grades.items()}
         self.measures = list(measures)
         self.depth = depth
+        self.precision = precision
         self.topics = sorted(self.grades)
         usable = {t: d for t, d in self.grades.items() if d}  # trec_eval needs a judgment
         groups: dict[tuple[int, bool], set[str]] = {}
@@ -162,8 +169,9 @@ class MeasureEvaluator:
         run_topics = [t for t, docs in scores.items() if docs and t in self.grades]
         ranked = cut_to_depth(scores, self.depth) if self.depth else scores
         usable = {t: ranked[t] for t in run_topics if self.grades[t]}
+        handed = ranked_run(usable)
         by_group = {
-            key: evaluator.evaluate(usable) if usable else {}
+            key: evaluator.evaluate(handed) if usable else {}
             for key, evaluator in self._evaluators.items()
         }
         values: dict[str, dict[str, float]] = {t: {} for t in run_topics}
@@ -185,7 +193,7 @@ class MeasureEvaluator:
 
     def evaluate(self, scores: Scores, *, average: Average = "all") -> MeasureScores:
         """Score a deduplicated run (topic -> doc -> score)."""
-        per_topic = self._topic_values(scores)
+        per_topic = self._topic_values(with_precision(scores, self.precision))
         over = self.topics if average == "all" else list(per_topic)
         missing = (
             {t: self._missing[t] for t in self.topics if t not in per_topic}
@@ -208,6 +216,7 @@ def evaluate_measures(
     judged_only: bool = False,
     depth: int | None = None,
     average: Average = "all",
+    precision: Precision = "double",
 ) -> MeasureScores:
     """One run, measures by name: a convenience over ``MeasureEvaluator``."""
     evaluator = MeasureEvaluator(
@@ -216,5 +225,6 @@ def evaluate_measures(
         relevance_level=relevance_level,
         judged_only=judged_only,
         depth=depth,
+        precision=precision,
     )
     return evaluator.evaluate(scores, average=average)

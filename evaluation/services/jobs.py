@@ -13,10 +13,11 @@ from django.utils import timezone
 from collection.models import RetrievalTask
 from evaluation.core.measures import Average, RunScores
 from evaluation.core.qrels import qrels_grades, qrels_parse
+from evaluation.core.reports import TOPIC_SET
 from evaluation.core.reusability import items_only_from, reusability_report
 from evaluation.core.significance import bootstrap_ci, pairwise_tests
 from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
-from evaluation.selectors import contributions, runs_to_evaluate
+from evaluation.selectors import contributions, official_topics, runs_to_evaluate
 from evaluation.services.scorers import scorer_for
 from kernel.queue import (
     JobSuperseded,
@@ -135,7 +136,8 @@ def _beat(job: EvaluationJob, **progress: int) -> None:
 
 def _evaluate(job: EvaluationJob) -> None:
     task, qrels = job.task, job.qrels
-    grades = qrels_grades(qrels_parse(qrels.content), kind=task.kind)  # type: ignore[arg-type]
+    # Read as trec_eval reads qrels: an imported file may hold negative grades.
+    grades = qrels_grades(qrels_parse(qrels.content, trec_eval=True), kind=task.kind)  # type: ignore[arg-type]
     runs = list(runs_to_evaluate(task))
     job.runs_total, job.runs_done = len(runs), 0
     _beat(job, runs_total=job.runs_total, runs_done=0)
@@ -143,13 +145,20 @@ def _evaluate(job: EvaluationJob) -> None:
     unique = {} if openqa else items_only_from(contributions(task))
     teams = {run.team_id for run in runs}
     average: Average = "run" if job.average == "run" else "all"
+    topics, topic_set = _topic_set(task, grades) if openqa else (sorted(grades), "")
     scorer = scorer_for(
-        task, grades, {t: items for t, items in unique.items() if t in teams}, average=average
+        task,
+        grades,
+        {t: items for t, items in unique.items() if t in teams},
+        average=average,
+        topics=topics if openqa else None,
     )
     scored: dict[int, RunScores] = {}
     after: dict[str, dict[str, float]] = {}
     for run in runs:
         result = scorer.score(run)
+        if topic_set:
+            result.notes.append(topic_set)
         without = scorer.score_without_team(run)
         if without is not None:
             after[str(run.pk)] = without
@@ -158,7 +167,7 @@ def _evaluate(job: EvaluationJob) -> None:
         job.runs_done += 1
         _beat(job, runs_done=job.runs_done)
         job_checkpoint("evaluation_job", job.runs_done)
-    _summaries(job, runs, scored, sorted(grades), scorer.measures)
+    _summaries(job, runs, scored, topics, scorer.measures)
     if not openqa:
         job.reusability = reusability_report(
             {str(r.pk): (r.team_id, scored[r.pk].measures) for r in runs},
@@ -172,6 +181,19 @@ def _evaluate(job: EvaluationJob) -> None:
         for entry in job.reusability:
             for row in entry["runs"]:
                 row["label"] = _label(next(r for r in runs if str(r.pk) == row["run"]))
+
+
+def _topic_set(task: RetrievalTask, grades: dict[str, dict[str, int]]) -> tuple[list[str], str]:
+    """Open QA: the topics its means are over, and a note naming them. ARQMath-3 averaged
+    Task 3 over every topic its answer task's qrels assessed, not only those with an answer."""
+    official = official_topics(task.answer_task)
+    if official is None:
+        return sorted(grades), (
+            f"{TOPIC_SET}{len(grades)} topics of this task's qrels (its answer task has no "
+            "official qrels yet)."
+        )
+    topics, label = official
+    return topics, f"{TOPIC_SET}{len(topics)} topics of the answer task's official qrels ({label})."
 
 
 def _store(run: Run, qrels: QrelsVersion, result: RunScores) -> None:

@@ -129,8 +129,10 @@ def _completeness(readiness: QrelsReadiness) -> dict[str, Any]:
 def qrels_import(
     *, task: RetrievalTask, text: str, label: str = "", created_by: Any = None
 ) -> QrelsVersion:
-    """Freeze an existing qrels file (e.g. the official one) as a version, order kept."""
-    entries = qrels_parse(text)
+    """Freeze an existing qrels file (e.g. the official one) as a version, order kept. It is
+    read as trec_eval reads it: ``#`` lines skipped, any integer grade (negative: in the pool,
+    not judged)."""
+    entries = qrels_parse(text, trec_eval=True)
     return _freeze(
         task=task,
         entries=entries,

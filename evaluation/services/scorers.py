@@ -90,14 +90,21 @@ class PrimeScorer:
 
 
 class AnswerScorer:
-    def __init__(self, grades: Grades, *, level: int, average: Average):
+    def __init__(
+        self, grades: Grades, *, level: int, average: Average, topics: Sequence[str] | None
+    ):
         self.measures: tuple[str, ...] = OPENQA_MEASURES
-        self.grades, self.level, self.average = grades, level, average
+        self.grades, self.level, self.average, self.topics = grades, level, average, topics
 
     def score(self, run: Run) -> RunScores:
         answers = best_ranked(run_answers(run))
         return evaluate_openqa_answers(
-            run.tag, answers, self.grades, average=self.average, relevance_level=self.level
+            run.tag,
+            answers,
+            self.grades,
+            average=self.average,
+            relevance_level=self.level,
+            topics=self.topics,
         )
 
     def score_without_team(self, run: Run) -> dict[str, float] | None:
@@ -151,13 +158,19 @@ class MeasureScorer:
 
 
 def scorer_for(
-    task: RetrievalTask, grades: Grades, unique: TeamItems, *, average: Average
+    task: RetrievalTask,
+    grades: Grades,
+    unique: TeamItems,
+    *,
+    average: Average,
+    topics: Sequence[str] | None = None,
 ) -> Scorer:
-    """The task's scorer: its official measures, else its kind's defaults."""
+    """The task's scorer: its official measures, else its kind's defaults. ``topics``: the
+    topic set open QA averages over (its answer task's official topics)."""
     level = task.relevance_level  # binary measures count grade >= the task's level
     names = official_measure_names(task.kind, task.official_measures)
     if names is not None:
         return MeasureScorer(grades, unique, names, level=level, average=average)
     if task.kind == RetrievalTask.Kind.OPENQA:
-        return AnswerScorer(grades, level=level, average=average)
+        return AnswerScorer(grades, level=level, average=average, topics=topics)
     return PrimeScorer(grades, unique, level=level, average=average)

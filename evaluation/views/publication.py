@@ -51,7 +51,9 @@ def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
         job = selectors.latest_job(task, chosen)
         scored = selectors.visible_results(task, chosen, user=None)
         context |= {
-            "scored": selectors.result_rows(scored, job, chosen, selectors.task_columns(task)),
+            "scored": selectors.result_rows(
+                scored, job, chosen, selectors.task_columns(task), task=task
+            ),
             "not_scored": selectors.runs_not_scored(task, chosen, user=None),
             "qrels_notice": qrels_notice(chosen, task),
         }

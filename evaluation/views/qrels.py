@@ -133,6 +133,7 @@ def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "policy": policy,
         "readiness": selectors.task_readiness(task, policy),
         "average_text": AVERAGE_TEXT[task.average],
+        "topic_set": _topic_set_text(task),
         "versions": selectors.qrels_versions(task),
         "jobs": EvaluationJob.objects.filter(task=task).select_related("qrels")[:8],
     }
@@ -268,4 +269,21 @@ def job_progress(request: HttpRequest, job_id: int) -> JsonResponse:
             "attempts": job.attempts,
             "worker_lost_at": job.worker_lost_at.isoformat() if job.worker_lost_at else None,
         }
+    )
+
+
+def _topic_set_text(task: RetrievalTask) -> str:
+    """Open QA: which topics its means are over (its answer task's official ones)."""
+    if task.kind != RetrievalTask.Kind.OPENQA:
+        return ""
+    official = selectors.official_topics(task.answer_task)
+    if official is None:
+        return (
+            "Means are over this task's qrels topics until its answer task has official qrels; "
+            "then over that version's topics, as ARQMath-3 averaged Task 3."
+        )
+    topics, label = official
+    return (
+        f"Means are over the {len(topics)} topics of the answer task's official qrels "
+        f"({label}), as ARQMath-3 averaged Task 3, not only the topics judged here."
     )

@@ -47,8 +47,8 @@ def results_index(request: HttpRequest) -> HttpResponse:
 
 
 def qrels_notice(qrels: QrelsVersion | None, task: RetrievalTask) -> str:
-    """The warning every page showing results on ``qrels`` carries when it was incomplete,
-    saying how this task's measures score the unjudged items."""
+    """The warning every page showing results on ``qrels`` (of ``task``) carries when it was
+    incomplete, saying how the task scores unjudged items."""
     if qrels is None or not qrels.is_incomplete:
         return ""
     rule = unjudged_rule(task.kind, task.official_measures)
@@ -68,7 +68,9 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     results = selectors.visible_results(task, qrels, user=request.user) if qrels else None
     columns = selectors.task_columns(task)
     rows = (
-        selectors.result_rows(results, job, qrels, columns) if qrels and results is not None else []
+        selectors.result_rows(results, job, qrels, columns, task=task)
+        if qrels and results is not None
+        else []
     )
     keys = [key for key, _, _ in columns]
     measure = page_filter(
@@ -111,9 +113,10 @@ def _measures_text(task: RetrievalTask) -> str:
     names = official_measure_names(task.kind, task.official_measures)
     if names is None:
         return ""
+    rule = unjudged_rule(task.kind, task.official_measures)
     return (
         f"Official measures: {', '.join(names)} (trec_eval's; binary measures count grade "
-        f"≥ {task.relevance_level} as relevant unless a name sets rel=)."
+        f"≥ {task.relevance_level} as relevant unless a name sets rel=); {rule}."
     )
 
 
@@ -188,7 +191,7 @@ def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpRespon
     job = selectors.latest_job(task, qrels)
     results = selectors.visible_results(task, qrels, user=request.user)
     columns = selectors.task_columns(task)
-    rows = selectors.result_rows(results, job, qrels, columns)
+    rows = selectors.result_rows(results, job, qrels, columns, task=task)
     kind = task.kind
     body = (
         per_topic_csv(rows, kind, columns)

@@ -6,6 +6,12 @@ grades with it, so both refuse the same bad lines, each with its number. It sits
 every app, because both assessment and evaluation need it and assessment never imports
 evaluation. Grades are 0-3 (N, L, M, H); ARQMath-3's Task 3 file also uses 5 for "system
 failure" and 6 for "do not know".
+
+``trec_eval=True`` reads a file as trec_eval 9 does (``get_qrels.c``), for qrels that come from
+outside (``evaluate``, an imported official file): a line whose first non-blank character is
+``#`` is skipped and a grade is any integer from -127 to 127; a negative one means "in the
+pool but not judged" (sampled pools, infAP). trec_eval refuses a line with a fifth column, and
+so does this reader.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ QRELS_FILE_HELP = (
     "separated by tabs or spaces (any run of either); blank lines are skipped, "
     "LF or CRLF line ends, each (topic, id) at most once"
 )
+
+# get_qrels.c: "an integer between -127 and 127"; trec_eval sizes a table by the largest grade.
+TREC_GRADE_LIMIT = 127
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,25 +56,29 @@ class QrelsFormatError(ValueError):
         super().__init__(f"invalid qrels: {shown}{more}")
 
 
-def qrels_parse(text: str, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
+def qrels_parse(
+    text: str, *, max_grade: int = GRADE_DONT_KNOW, trec_eval: bool = False
+) -> list[QrelsEntry]:
     """Read qrels text (tabs or spaces, LF or CRLF) into entries in file order.
 
     Every problem is reported with its line number (up to a cap); a repeated (topic, id)
-    is an error because trec_eval would silently keep only one of them.
+    is an error because trec_eval refuses one too ("duplicate docs").
     """
     entries: list[QrelsEntry] = []
     problems: list[tuple[int, str]] = []
     seen: set[tuple[str, str]] = set()
     text = text.removeprefix("\ufeff")  # a byte order mark is not part of the first topic
     for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
         fields = line.split()
+        if not fields or (trec_eval and fields[0].startswith("#")):
+            continue
         if len(fields) != 4:
             problems.append((number, f"expected 4 columns, found {len(fields)}"))
         elif not re.fullmatch(r"-?[0-9]+", fields[3]):
             problems.append((number, f"grade {fields[3]!r} is not an integer"))
-        elif not 0 <= int(fields[3]) <= max_grade:
+        elif trec_eval and not -TREC_GRADE_LIMIT <= int(fields[3]) <= TREC_GRADE_LIMIT:
+            problems.append((number, f"grade {fields[3]} is outside trec_eval's -127 to 127"))
+        elif not trec_eval and not 0 <= int(fields[3]) <= max_grade:
             problems.append((number, f"grade {fields[3]} is outside 0-{max_grade}"))
         elif (fields[0], fields[2]) in seen:
             problems.append((number, f"repeated topic {fields[0]} id {fields[2]}"))
@@ -79,9 +92,12 @@ def qrels_parse(text: str, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEnt
     return entries
 
 
-def qrels_read_path(path: str | Path, *, max_grade: int = GRADE_DONT_KNOW) -> list[QrelsEntry]:
+def qrels_read_path(
+    path: str | Path, *, max_grade: int = GRADE_DONT_KNOW, trec_eval: bool = False
+) -> list[QrelsEntry]:
     """Read a qrels file (UTF-8, a byte order mark allowed; LF or CRLF)."""
-    return qrels_parse(Path(path).read_text(encoding="utf-8-sig"), max_grade=max_grade)
+    text = Path(path).read_text(encoding="utf-8-sig")
+    return qrels_parse(text, max_grade=max_grade, trec_eval=trec_eval)
 
 
 def qrels_format(entries: Iterable[QrelsEntry], *, line_end: str = "\n") -> str:

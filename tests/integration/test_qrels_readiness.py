@@ -162,3 +162,32 @@ def test_results_on_incomplete_qrels_say_so_on_pages_and_in_every_export(
     api = APIClient()
     api.force_authenticate(user)
     assert [r["qrels_complete"] for r in api.get("/api/results/").json()["results"]] == [False]
+
+
+def test_incomplete_note_says_how_the_task_scores_unjudged_results(
+    unjudged: JudgedTask,
+) -> None:
+    url = reverse("evaluation:results", args=[unjudged.task.pk])
+    qrels = qrels_export(task=unjudged.task, allow_incomplete=True)
+    evaluation_job_run(job=EvaluationJob.objects.create(task=unjudged.task, qrels=qrels))
+    # ARQMath's prime measures (the answer kind's defaults) drop unjudged posts: trec_eval -J.
+    assert "were exported; unjudged results are left out before scoring." in (
+        staff_client().get(url).content.decode()
+    )
+    unjudged.task.official_measures = ["map", "P(rel=2,judged_only=True)@10"]
+    unjudged.task.save()
+    evaluation_job_run(job=EvaluationJob.objects.create(task=unjudged.task, qrels=qrels))
+    expected = (
+        "P(rel=2,judged_only=True)@10 leave unjudged results out; "
+        "the other measures count them as not relevant"
+    )
+    assert expected in staff_client().get(url).content.decode()
+    latex = staff_client().get(
+        reverse("evaluation:results-download", args=[unjudged.task.pk, "latex"])
+    )
+    assert expected in latex.content.decode()
+    unjudged.task.official_measures = ["map", "ndcg_cut_10"]
+    unjudged.task.save()
+    assert "unjudged results count as not relevant (as in trec_eval)." in (
+        staff_client().get(url).content.decode()
+    )

@@ -173,15 +173,20 @@ def test_relevant_counts_use_the_task_level_and_every_grade_of_a_four_point_scal
 
 
 def test_incomplete_note_says_what_each_kind_does_with_unjudged_results_when_scored() -> None:
-    # ARQMath's prime measures remove unjudged hits (ARQMath-1 §4.3); trec_eval counts them
-    # as not relevant (a document task's MAP includes them as misses); Task 3 scores them 0.
+    # ARQMath's prime measures remove unjudged hits (trec_eval -J); trec_eval's measures count
+    # them as not relevant (a document task's MAP includes them as misses); Task 3 scores 0.
     row = {**ROW, "average": "all", "qrels_complete": False, "qrels_unjudged": 3}
     row["qrels_pool_items"] = 12
-    assert "left out before scoring (ARQMath's prime measures)" in as_table([row], "answer")
+    table = " ".join(as_table([row], "answer").split())
+    assert "unjudged results are left out before scoring" in table
     trec_columns = [("map", "MAP", "MAP"), ("P_10", "P@10", "P@10")]
     trec_row = {**row, "map": 0.5, "P_10": 0.1}
     document = as_latex([trec_row], "document", trec_columns)
-    assert "unjudged results count as not relevant, as trec_eval counts them" in document
-    assert "left out" not in document.split("bpref")[0]
-    assert unjudged_rule("openqa", []) == "an unjudged answer scores 0 in AR and P@1"
-    assert unjudged_rule("answer", ["map"]).startswith("unjudged results count as not relevant")
+    assert "unjudged results count as not relevant (as in trec_eval)" in document
+    assert unjudged_rule("openqa", []) == "a topic whose answer is unjudged scores 0"
+    assert (
+        unjudged_rule("answer", ["map"])
+        == "unjudged results count as not relevant (as in trec_eval)"
+    )
+    mixed = unjudged_rule("document", ["map", "nDCG(judged_only=True)@10"])
+    assert "leave unjudged results out; the other measures count them as not relevant" in mixed

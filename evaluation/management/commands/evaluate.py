@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluation.core.answers import AnswerMapError
 from evaluation.core.official import default_text, official_measure_names
 from evaluation.core.qrels import QrelsFormatError
+from evaluation.core.ranking import PRECISIONS
 from evaluation.core.reports import MEASURE_RENDERERS, RENDERERS
 from evaluation.core.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
 from evaluation.core.trec_measures import MeasureNameError
@@ -82,6 +83,15 @@ class Command(BaseCommand):
             "--judged-only drops unjudged ones, as trec_eval does)",
         )
         parser.add_argument(
+            "--score-precision",
+            choices=PRECISIONS,
+            default="double",
+            help="how scores are compared when ranking: double, as trec_eval 9.0.8 and later "
+            "(the default), or float32, as trec_eval 9.0.7 and earlier, which computed older "
+            "published figures (TREC-COVID 2020): scores closer than float32 can tell apart "
+            "then tie and are ordered by docno",
+        )
+        parser.add_argument(
             "--per-topic",
             action="store_true",
             help="with --measure: per-topic values too (rows per topic; JSON per_topic)",
@@ -104,6 +114,7 @@ class Command(BaseCommand):
                 formula_index=options["formula_index"],
                 average=options["average"],
                 answer_map=options["answer_map"],
+                precision=options["score_precision"],
             )
         except (QrelsFormatError, RunFileError, AnswerMapError, OSError) as error:
             raise CommandError(str(error)) from error
@@ -127,6 +138,8 @@ class Command(BaseCommand):
                 relevance_level=options["relevance_level"],
                 judged_only=options["judged_only"],
                 depth=options["depth"],
+                precision=options["score_precision"],
+                per_topic=options["per_topic"],
             )
         except (MeasureNameError, QrelsFormatError, RunFileError, OSError) as error:
             raise CommandError(str(error)) from error

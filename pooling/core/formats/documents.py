@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pooling.core.formats.model import MAX_DOCNO_CHARS, MAX_RANK, MAX_ROWS_PER_TOPIC
+from pooling.core.formats.rows import trec_score
 
 if TYPE_CHECKING:
     from pooling.core.formats.reader import _Reader
 
-_NAN = float("nan")
 DOCNO, RANK, SCORE, TAG = 2, 3, 4, 5
 WIDTH = 6
 
@@ -34,12 +34,7 @@ def document_rows(reader: _Reader, first: int, lines: list[bytes]) -> None:
             tag = reader.tag
             continue
         rank_field, score_field = fields[RANK], fields[SCORE]
-        try:
-            score = float(score_field)
-        except ValueError:
-            score = _NAN
-        if b"_" in score_field:  # float() reads 1_000 as 1000; trec_eval does not
-            score = _NAN
+        score = trec_score(score_field)  # NaN when not a number trec_eval's files hold
         if fields[0] != current:  # rows come grouped by topic: one lookup per change
             current, docs = fields[0], reader.topic_docs(fields[0])
         docno = fields[DOCNO].decode()

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pooling.core.formats.collection_checks import CollectionCheck, fills_columns
-from pooling.core.formats.detect import COLUMNS, detect_format
+from pooling.core.formats.detect import COLUMNS, TREC_Q0, detect_format
 from pooling.core.formats.documents import document_rows
 from pooling.core.formats.lines import line_blocks
 from pooling.core.formats.model import (
@@ -39,7 +39,7 @@ from pooling.core.formats.model import (
     RunRecord,
 )
 from pooling.core.formats.order import warn_about_order_and_missing_topics
-from pooling.core.formats.rows import TAG_COLUMN, row_parser
+from pooling.core.formats.rows import TAG_COLUMN, row_parser, trec_score
 from pooling.core.run_limits import Blocks, until_report_full, within_row_limit
 
 NO_CONTEXT = RunContext()
@@ -206,11 +206,24 @@ def _find_first_line(
 
 
 def _unknown_layout(line: bytes) -> str:
+    fields = line.split()
+    if len(fields) > COLUMNS[RunFormat.TREC] and fields[1] in TREC_Q0:
+        return "a TREC run line with " + _width_message(fields, RunFormat.TREC, 6)
     return (
         f"unrecognised layout with {len(line.split())} columns; expected "
         "'topic post rank score run' (Task 1), 'topic formula_id post rank score run' (Task 2), "
         "'topic rank score run sources answer' (Task 3) or 'topic Q0 doc rank score tag' (TREC)"
     )
+
+
+def _width_message(fields: list[bytes], run_format: RunFormat | None, width: int) -> str:
+    found = f"{len(fields)} columns where {run_format} has {width}"
+    if len(fields) <= width:
+        return found
+    # trec_eval ignores what follows the run tag; an upload is stored as read, so it says.
+    extra = fields[width].decode("utf-8", "replace")
+    extra = extra if len(extra) <= 40 else extra[:40] + "…"
+    return f"{found}: column {width + 1} ({extra!r}) and after are extra; remove them"
 
 
 def _split_openqa(raw: bytes) -> list[bytes]:
@@ -260,7 +273,7 @@ class _Reader:
         if not fields:  # a blank line
             return
         if len(fields) != self.width:
-            run.error(lineno, None, f"{len(fields)} columns where {run.format} has {self.width}")
+            run.error(lineno, None, _width_message(fields, run.format, self.width))
             return
         if self.tag is None:
             self.first_tag(fields)
@@ -371,12 +384,7 @@ def _fast_rows(
             tag = reader.tag
             continue
         doc_field, rank_field, score_field = fields[id_col], fields[rank_col], fields[score_col]
-        try:
-            score = float(score_field)
-        except ValueError:
-            score = _NAN
-        if b"_" in score_field:  # float() reads 1_000 as 1000; trec_eval does not
-            score = _NAN
+        score = trec_score(score_field)  # NaN when not a number trec_eval's files hold
         if fields[0] != current:  # rows come grouped by topic: one lookup per change
             current, docs = fields[0], reader.topic_docs(fields[0])
         if not (doc_field.isdigit() and rank_field.isdigit() and len(doc_field) < 19):
@@ -399,6 +407,3 @@ def _fast_rows(
         add_score(score)
         add_line(lineno)
     others.extend([None] * (len(ids) - len(others) - before))
-
-
-_NAN = float("nan")

@@ -6,7 +6,6 @@ numeric columns (int() and float() take bytes), one record out.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from pooling.core.formats.model import (
@@ -33,21 +32,39 @@ def parse_rank(field: bytes, lineno: int, run: ParsedRun) -> int | None:
     return rank
 
 
-def parse_score(field: bytes, lineno: int, run: ParsedRun) -> float | None:
-    """A score as trec_eval writes one: a plain decimal number, maybe with an exponent
-    (``1``, ``-0.5``, ``.5``, ``1e-3``). Python's float() also reads ``1_000``, ``nan`` and
-    ``inf``, which trec_eval's own files never hold: those are errors."""
+def trec_score(field: bytes | str) -> float:
+    """A score as trec_eval reads one (``atof``: a double) from a plain decimal number, maybe
+    with an exponent (``1``, ``-0.5``, ``.5``, ``1e-3``); NaN for anything else. Python's
+    float() also reads ``1_000``, ``nan`` and ``inf``, which trec_eval's own files never hold.
+    The one home of that rule: every run reader calls it (a NaN score is the caller's error)."""
     try:
         score = float(field)
     except ValueError:
-        score = None
-    if score is None or b"_" in field:
-        run.error(lineno, "score", f"score {_show(field)} is not a number")
-        return None
-    if not math.isfinite(score):
-        run.error(lineno, "score", f"score {_show(field)} is not finite")
-        return None
+        return _NAN
+    if score - score != 0.0 or ("_" in field if isinstance(field, str) else b"_" in field):
+        return _NAN
     return score
+
+
+def parse_score(field: bytes, lineno: int, run: ParsedRun) -> float | None:
+    """``trec_score``, each refusal reported with its line."""
+    score = trec_score(field)
+    if score == score:
+        return score
+    reason = "is not finite" if _is_float(field) else "is not a number"
+    run.error(lineno, "score", f"score {_show(field)} {reason}")
+    return None
+
+
+def _is_float(field: bytes) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return b"_" not in field
+
+
+_NAN = float("nan")
 
 
 def parse_id(field: bytes, name: str, lineno: int, run: ParsedRun) -> int | None:
