@@ -1,0 +1,39 @@
+"""Imports between apps point one way (docs/architecture.md): kernel, collection, pooling,
+assessment, evaluation, each importing only those before it (and the project's set-up,
+``config``, for the Celery app); demo and config may import all."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ORDER = ["kernel", "collection", "pooling", "assessment", "evaluation"]
+
+
+def _imported_apps(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.partition(".")[0])
+    return found & {*ORDER, "demo", "config"}
+
+
+@pytest.mark.parametrize("app", ORDER)
+def test_an_app_imports_only_the_apps_below_it_when_any(app: str) -> None:
+    allowed = set(ORDER[: ORDER.index(app) + 1])
+    wrong = [
+        f"{path.relative_to(REPO)} imports {sorted(bad)}"
+        for path in sorted((REPO / app).rglob("*.py"))
+        if "migrations" not in path.parts
+        if (bad := _imported_apps(path) - allowed - {"config"})
+    ]
+    assert not wrong, wrong
+
+
+def test_the_kernel_imports_no_app_when_loaded() -> None:
+    for path in (REPO / "kernel").rglob("*.py"):
+        assert _imported_apps(path) <= {"kernel", "config"}, path
