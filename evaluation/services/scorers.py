@@ -8,7 +8,8 @@ the significance tests and the reusability report use.
 
 - ``PrimeScorer``: ARQMath's answer and formula tasks without official measures, exactly as
   published (nDCG', MAP', P'@10; ``evaluation.core.measures``).
-- ``AnswerScorer``: ARQMath's open QA task (AR and P@1).
+- ``AnswerScorer``: ARQMath's open QA task (AR and P@1). An answer task's ``PrimeScorer`` also
+  gives AR and P@1 of each run's first answer.
 - ``MeasureScorer``: any task with official measures, and document tasks (their kind's
   defaults): trec_eval's measures by name (``evaluation.core.trec_measures``), binary ones at the
   task's relevance level, averaged the task's way.
@@ -37,6 +38,7 @@ from evaluation.core.measures import (
 )
 from evaluation.core.official import official_measure_names
 from evaluation.core.qrels import qrels_without
+from evaluation.core.ranking import trec_top
 from evaluation.core.trec_measures import MeasureEvaluator, parse_measures
 from evaluation.selectors import run_answers, run_rows, visual_ids
 from pooling.models import Run
@@ -65,10 +67,28 @@ def run_scores(run: Run) -> tuple[Scores, list[str]]:
     return scores, notes
 
 
+def first_answers(scores: Scores) -> dict[str, str]:
+    """Each topic's first answer in trec_eval's order (the one a reader sees first)."""
+    return {topic: trec_top(docs, 1)[0] for topic, docs in scores.items() if docs}
+
+
 class PrimeScorer:
-    def __init__(self, grades: Grades, unique: TeamItems, *, level: int, average: Average):
+    """ARQMath's prime measures; for an answer task also AR and P@1 of each run's first answer,
+    as ARQMath-3 scored Task 1 runs beside Task 3's (shown on the results page, not tested for
+    significance)."""
+
+    def __init__(
+        self,
+        grades: Grades,
+        unique: TeamItems,
+        *,
+        level: int,
+        average: Average,
+        first_answer: bool = False,
+    ):
         self.measures: tuple[str, ...] = MEASURES
         self.average = average
+        self.grades, self.level, self.first_answer = grades, level, first_answer
         self.evaluator = PrimeEvaluator(grades, relevance_level=level)
         self.reduced = {
             team: PrimeEvaluator(qrels_without(grades, items), relevance_level=level)
@@ -81,6 +101,18 @@ class PrimeScorer:
         self._scores[run.pk] = scores
         result = self.evaluator.evaluate(run.tag, scores, average=self.average)
         result.notes.extend(notes)
+        if self.first_answer:
+            first = evaluate_openqa_answers(
+                run.tag,
+                first_answers(scores),
+                self.grades,
+                average=self.average,
+                relevance_level=self.level,
+            )
+            result.measures.update(first.measures)
+            for topic, values in first.per_topic.items():
+                if topic in result.per_topic:
+                    result.per_topic[topic].update(ar=values["ar"], p1=values["p1"])
         return result
 
     def score_without_team(self, run: Run) -> dict[str, float] | None:
@@ -173,4 +205,5 @@ def scorer_for(
         return MeasureScorer(grades, unique, names, level=level, average=average)
     if task.kind == RetrievalTask.Kind.OPENQA:
         return AnswerScorer(grades, level=level, average=average, topics=topics)
-    return PrimeScorer(grades, unique, level=level, average=average)
+    first_answer = task.kind == RetrievalTask.Kind.ANSWER
+    return PrimeScorer(grades, unique, level=level, average=average, first_answer=first_answer)

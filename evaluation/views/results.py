@@ -94,6 +94,8 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "average_notes": average_notes(rows) or [AVERAGE_TEXT[task.average]],
         "qrels_notice": qrels_notice(qrels, task),
         "unjudged_text": unjudged_rule(task.kind, task.official_measures),
+        # ARQMath-3 also gave Task 1 runs' AR and P@1 of their first answer, beside Task 3's.
+        "first_answer": task.kind == "answer" and any("ar" in row for row in rows),
         "columns": columns,
         "measures_text": _measures_text(task),
         "measure": measure,

@@ -264,3 +264,19 @@ def test_qrels_page_refuses_a_file_over_the_size_setting_when_uploaded(settings)
     assert response.status_code == 200
     assert "larger than the limit of 20 bytes" in response.content.decode()
     assert not QrelsVersion.objects.exists()
+
+
+def test_task1_runs_show_ar_and_p1_of_their_first_answer_when_evaluated(
+    evaluated: tuple[JudgedTask, QrelsVersion],
+) -> None:
+    """By hand from evaluation_data: qrels A.1 101=H(3), 105=M(2); A.2 202=H(3). Alpha's first
+    answers are 101 and 202: AR (3 + 3) / 2, P@1 1. Beta's is 105 for A.1 and nothing for A.2
+    (0 over all qrels topics): AR (2 + 0) / 2 = 1, P@1 0.5."""
+    data, _ = evaluated
+    client, _ = logged_in(staff=True)
+    response = client.get(reverse("evaluation:results", args=[data.task.pk]))
+    rows = {row["tag"]: (row["ar"], row["p1"]) for row in response.context["rows"]}
+    assert rows == {"alpha": (3.0, 1.0), "beta": (1.0, 0.5)}
+    html = response.content.decode()
+    assert "AR (first)" in html
+    assert "score each run's first answer as Task 3 scores an answer" in html
