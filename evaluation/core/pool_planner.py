@@ -173,7 +173,8 @@ class Planner:
 
     def pools(self, strategy: Strategy, budgets: Sequence[int]) -> dict[str | None, list[Pool]]:
         """group left out (None: none) -> the pool at each budget."""
-        ranked: dict[str | None, Ranked] = {None: self.ranked, **self.group_ranked}
+        ranked: dict[str | None, Ranked] = {None: self.ranked}
+        ranked.update(self.group_ranked)
         if strategy.name == "depth":
             return {
                 g: [
