@@ -30,7 +30,6 @@ from collections.abc import Callable, Sequence
 
 from pooling.core.algorithms.strategies.common import Budget, Judge, Order, Ranked
 
-
 # Discount of older judgments in a topic's hit rate (task budgets), as MM-NS discounts a run's.
 TOPIC_GAMMA = 0.8
 
