@@ -46,4 +46,5 @@ def test_a_group_without_pool_runs_never_drops() -> None:
     [row] = plan_pools(data, [parse_strategy("rrf")], [3])
     # Only G1 pools; leaving it out leaves nothing to judge: R1's P_1 falls from 1 to 0.
     assert row.max_group_drop["P_1"]["group"] == "G1"
-    assert row.judgments == 3 and row.relevant == 2
+    assert row.judgments == 3
+    assert row.relevant == 2
