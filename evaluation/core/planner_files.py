@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evaluation.core.pool_planner import PlannerInput
-from evaluation.core.qrels import qrels_grades, qrels_read_path
+from evaluation.core.qrels import QrelsFormatError, qrels_grades, qrels_read_path
 from evaluation.core.runfiles import RunFileError, read_evaluation_run
 from evaluation.core.trec_measures import parse_measures
 
@@ -70,7 +70,10 @@ def planner_input_read(
 ) -> PlannerInput:
     """Read everything the planner needs; the runs are kept for the qrels' topics only."""
     measures = parse_measures(measure_names)  # a bad name fails before any file is read
-    grades = qrels_grades(qrels_read_path(qrels_path), kind="answer")
+    try:
+        grades = qrels_grades(qrels_read_path(qrels_path), kind="answer")
+    except QrelsFormatError as error:
+        raise PlannerFileError(f"{qrels_path}: {error}") from None
     if not grades:
         raise PlannerFileError(f"{qrels_path}: has no judgments")
     runs: dict[str, dict[str, dict[str, float]]] = {}
