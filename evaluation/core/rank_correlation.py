@@ -13,7 +13,8 @@ ones) and compare the rankings they induce, higher scores first.
   rank i. An error near the top costs more than one near the bottom. It is not symmetric:
   the first argument is the reference (full qrels), the second the estimate. The paper
   assumes no ties; here the estimated ranking breaks ties by system name, and a pair tied in
-  the reference counts as not correctly ordered (it would need one above the other).
+  the reference counts as not correctly ordered (it would need one above the other). An
+  estimate that ties every system (nothing judged) scores 0, as tau-b does.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def tau_ap(reference: Mapping[str, float], estimate: Mapping[str, float]) -> flo
     n = len(systems)
     if n < 2:
         return 1.0
+    if len(set(estimate.values())) == 1:
+        return 0.0  # an estimate that ties every system orders nothing (tau-b is 0 too)
     ordered = sorted(systems, key=lambda s: (-estimate[s], s))
     total = 0.0
     for i in range(1, n):

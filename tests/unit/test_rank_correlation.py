@@ -58,3 +58,9 @@ def test_rank_correlations_refuse_different_systems() -> None:
         kendall_tau_b(TRUTH, {"A": 1.0})
     with pytest.raises(ValueError, match="same systems"):
         tau_ap(TRUTH, {"A": 1.0})
+
+
+def test_an_estimate_tying_every_system_orders_nothing() -> None:
+    tied = dict.fromkeys(TRUTH, 0.0)
+    assert tau_ap(TRUTH, tied) == 0.0
+    assert kendall_tau_b(TRUTH, tied) == 0.0
