@@ -13,6 +13,7 @@ from pooling.core.algorithms.strategies import (
     fused_order,
     fused_weights,
     judging_order,
+    next_to_judge,
     parse_strategy,
 )
 from pooling.core.algorithms.strategies.bandit import MaxMean
@@ -36,9 +37,10 @@ def relevant_if_r(topic: str, doc: str) -> bool:
     return doc.startswith("r")
 
 
-def first_arm(seed: int, arms: int) -> int:
-    """The arm an adaptive strategy breaks its first tie for: its smallest random key."""
-    rng = random.Random(seed)
+def first_arm(seed: int, arms: int, topic: str = "1") -> int:
+    """The arm an adaptive strategy breaks its first tie for: its smallest random key, drawn
+    from the topic's own RNG (seeded "seed|topic")."""
+    rng = random.Random(f"{seed}|{topic}")
     keys = [rng.random() for _ in range(arms)]
     return keys.index(min(keys))
 
@@ -93,7 +95,7 @@ def test_move_to_front_stays_on_a_run_while_it_finds_relevant_documents() -> Non
 
 
 def test_move_to_front_does_not_penalise_a_run_for_documents_others_judged() -> None:
-    rng = random.Random(next(s for s in range(100) if first_arm(s, 2) == 0))
+    rng = random.Random(f"{next(s for s in range(100) if first_arm(s, 2) == 0)}|1")
     strategy = MoveToFront([["n1", "r1"], ["n1", "r2"]], rng)
     strategy.step(relevant_if_r, "1")  # A judges n1; B steps over it
     assert strategy.priority == [-1.0, 0.0]
@@ -207,3 +209,27 @@ def test_a_smaller_task_budget_buys_a_prefix_of_the_larger_ones_order(
     strategy = parse_strategy(name)
     large = judging_order(strategy, ranked, Budget(total=total + 5), relevant_if_r, 3)
     assert judging_order(strategy, ranked, Budget(total=total), relevant_if_r, 3) == large[:total]
+
+
+@given(RANKED, st.integers(0, 12), st.sampled_from(["mtf", "mm", "mm-ns"]), st.integers(0, 5))
+@settings(max_examples=200, deadline=None)
+def test_next_to_judge_after_the_judgments_so_far_continues_the_replay(
+    ranked: dict, made: int, name: str, seed: int
+) -> None:
+    strategy = parse_strategy(name)
+    topic = sorted(ranked)[0]
+    order = judging_order(strategy, ranked, Budget(per_topic=made + 1), relevant_if_r, seed)
+    docs = [d for t, d in order if t == topic]
+    so_far = [(d, relevant_if_r(topic, d)) for d in docs[:made]]
+    expected = docs[made] if len(docs) > made else None
+    assert next_to_judge(strategy, ranked[topic], so_far, seed, topic) == expected
+
+
+def test_next_to_judge_takes_judgments_made_out_of_its_order() -> None:
+    runs = {"A": ["n1", "r1"], "B": ["r2", "r3"]}
+    # r2 and r3 were judged first (another assessor): B steps over both and is spent, so
+    # whichever run is at the front, A's first unjudged document comes next.
+    judged = [("r3", True), ("r2", True)]
+    assert next_to_judge(parse_strategy("mm"), runs, judged, seed=0) == "n1"
+    with pytest.raises(StrategyError, match="not adaptive"):
+        next_to_judge(parse_strategy("rrf"), runs, judged)

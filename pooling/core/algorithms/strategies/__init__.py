@@ -9,11 +9,11 @@ rules, "Budgeted strategies and the planner".
 
 from __future__ import annotations
 
-import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 
-from pooling.core.algorithms.strategies.adaptive import adaptive_order
+from pooling.core.algorithms.strategies.adaptive import TopicStrategy, adaptive_order, topic_rng
 from pooling.core.algorithms.strategies.bandit import NS_GAMMA, MaxMean
 from pooling.core.algorithms.strategies.common import (
     Budget,
@@ -22,6 +22,7 @@ from pooling.core.algorithms.strategies.common import (
     Pool,
     Ranked,
     StrategyError,
+    TopicRuns,
     judgments,
     pool_of,
 )
@@ -110,7 +111,6 @@ def judging_order(
 
     For every strategy but depth-k, what a smaller task budget buys is a prefix of this order
     (the same replay, stopped earlier), so a planner replays once per strategy."""
-    rng = random.Random(seed)  # noqa: S311 - tie-breaking, not a secret
     if strategy.name == "depth":
         raise StrategyError("depth-k pools are not prefixes of one order: use build_pool")
     if strategy.name in ("rrf", "rbp"):
@@ -118,9 +118,40 @@ def judging_order(
         fused = {t: fused_weights(runs, weight) for t, runs in ranked.items()}
         return fused_order(fused, budget)
     if strategy.name == "mtf":
-        return adaptive_order(ranked, budget, judge, MoveToFront, rng)
+        return adaptive_order(ranked, budget, judge, MoveToFront, seed)
     gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
-    return adaptive_order(ranked, budget, judge, partial(MaxMean, gamma=gamma), rng)
+    return adaptive_order(ranked, budget, judge, partial(MaxMean, gamma=gamma), seed)
+
+
+def adaptive_strategy(
+    strategy: Strategy, runs: TopicRuns, seed: int = 0, topic: str = ""
+) -> TopicStrategy:
+    """One topic's adaptive strategy, ready for ``next_doc`` and ``record``: what judging in
+    priority order asks after each judgment. Its ties are broken as the planner's replay of
+    the same topic and seed breaks them."""
+    if not strategy.adaptive:
+        raise StrategyError(f"strategy {strategy.name} is not adaptive")
+    rng = topic_rng(seed, topic)
+    lists = [runs[tag] for tag in sorted(runs)]
+    if strategy.name == "mtf":
+        return MoveToFront(lists, rng)
+    gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
+    return MaxMean(lists, rng, gamma=gamma)
+
+
+def next_to_judge(
+    strategy: Strategy,
+    runs: TopicRuns,
+    judged: Iterable[tuple[str, bool]],
+    seed: int = 0,
+    topic: str = "",
+) -> str | None:
+    """The next document of a topic to judge, given its judgments so far in the order they
+    were made ((docno, relevant) pairs); None when the runs hold nothing left to judge."""
+    chooser = adaptive_strategy(strategy, runs, seed, topic)
+    for doc, relevant in judged:
+        chooser.record(doc, relevant)
+    return chooser.next_doc()
 
 
 def fusion_weight(strategy: Strategy) -> Weight:
@@ -139,12 +170,15 @@ __all__ = [
     "Ranked",
     "Strategy",
     "StrategyError",
+    "TopicStrategy",
+    "adaptive_strategy",
     "build_pool",
     "fused_order",
     "fused_weights",
     "fusion_weight",
     "judging_order",
     "judgments",
+    "next_to_judge",
     "parse_strategy",
     "pool_of",
 ]

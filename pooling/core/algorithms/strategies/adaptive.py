@@ -97,19 +97,34 @@ class TopicStrategy:
             return negative, tie, arm
         return None
 
-    def step(self, judge: Judge, topic: str) -> str | None:
-        """Judge the next document; it, or None when every run is exhausted."""
+    def next_doc(self) -> str | None:
+        """The document to judge next, given the judgments recorded so far."""
         best = self.peek()
-        if best is None:
-            return None
-        pulled = best[2]
-        doc = self.runs.next_doc(pulled)
-        if doc is None:  # cannot happen: peek() drops spent arms
-            return None
-        for arm, judged in self.runs.judge(doc, judge(topic, doc)):
+        return None if best is None else self.runs.next_doc(best[2])
+
+    def record(self, doc: str, relevant: bool) -> None:
+        """A judgment, made in this strategy's order or not (several assessors, a judgment
+        made before): the run it was pulled from is the front run if that run's next
+        document it is; every run that reaches it steps over it."""
+        if doc in self.runs.judged:
+            return  # judged already: the first judgment is the one the runs learnt from
+        best = self.peek()
+        pulled = best[2] if best is not None and self.runs.next_doc(best[2]) == doc else None
+        for arm, judged in self.runs.judge(doc, relevant):
             self.update(arm, judged, arm == pulled)
             heapq.heappush(self.heap, (-self.priority[arm], self.tie[arm], arm))
+
+    def step(self, judge: Judge, topic: str) -> str | None:
+        """Judge the next document; it, or None when every run is exhausted."""
+        doc = self.next_doc()
+        if doc is not None:
+            self.record(doc, judge(topic, doc))
         return doc
+
+
+def topic_rng(seed: int, topic: str) -> random.Random:
+    """A topic's own tie-breaking RNG: its choices do not depend on the other topics."""
+    return random.Random(f"{seed}|{topic}")  # noqa: S311 - tie-breaking, not a secret
 
 
 def adaptive_order(
@@ -117,23 +132,24 @@ def adaptive_order(
     budget: Budget,
     judge: Judge,
     make: Callable[..., TopicStrategy],
-    rng: random.Random,
+    seed: int,
     gamma: float = TOPIC_GAMMA,
 ) -> Order:
     """Replay an adaptive strategy to the budget (see the module doc for task budgets)."""
     topics = sorted(ranked)
-    # One RNG draw order for a seed, whatever the budget: same seed, same pool.
-    strategies = {t: make([ranked[t][tag] for tag in sorted(ranked[t])], rng) for t in topics}
+    strategies = {
+        t: make([ranked[t][tag] for tag in sorted(ranked[t])], topic_rng(seed, t)) for t in topics
+    }
+    if budget.total is not None:
+        return _spread(strategies, budget.total, judge, topic_rng(seed, "|topics"), gamma)
     order: Order = []
-    if budget.per_topic is not None:
-        for t in topics:
-            for _ in range(budget.per_topic):
-                doc = strategies[t].step(judge, t)
-                if doc is None:
-                    break
-                order.append((t, doc))
-        return order
-    return _spread(strategies, budget.total or 0, judge, rng, gamma)
+    for t in topics:
+        for _ in range(budget.per_topic or 0):
+            doc = strategies[t].step(judge, t)
+            if doc is None:
+                break
+            order.append((t, doc))
+    return order
 
 
 def _spread(
