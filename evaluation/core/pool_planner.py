@@ -108,6 +108,8 @@ def evaluate_runs(
     data: PlannerInput, qrels: Grades, tags: Sequence[str], topics: Sequence[str] | None = None
 ) -> dict[str, MeasureScores]:
     """run tag -> its scores under ``qrels`` (trec_eval -c), on ``topics`` only if given."""
+    if topics is not None:
+        qrels = {t: qrels[t] for t in topics if t in qrels}
     evaluator = MeasureEvaluator(qrels, data.measures, relevance_level=data.relevance_level)
     found = {}
     for tag in tags:

@@ -3,7 +3,7 @@
 import pytest
 
 from evaluation.core.pool_planner import PlannerInput, plan_pools
-from evaluation.core.trec_measures import parse_measures
+from evaluation.core.trec_measures import evaluate_measures, parse_measures
 from pooling.core.algorithms.strategies import parse_strategy
 
 # Prior qrels: a and c relevant, b not; d was never judged (counts as not relevant).
@@ -48,3 +48,30 @@ def test_a_group_without_pool_runs_never_drops() -> None:
     assert row.max_group_drop["P_1"]["group"] == "G1"
     assert row.judgments == 3
     assert row.relevant == 2
+
+
+def test_group_drop_scored_on_changed_topics_equals_scoring_every_topic() -> None:
+    """Leaving G2 out changes topic 2's pool only; the drop must be what trec_eval gives on
+    the whole reduced qrels, unchanged topic 1 included."""
+    grades = {"1": {"a": 1, "b": 0}, "2": {"x": 1, "y": 1, "z": 0}}
+    runs = {
+        "R1": {"1": {"a": 2.0, "b": 1.0}, "2": {"z": 2.0, "x": 1.0}},
+        "R2": {"1": {"a": 2.0, "b": 1.0}, "2": {"y": 2.0, "x": 1.0}},
+    }
+    data = PlannerInput(
+        grades=grades,
+        runs=runs,
+        pool_tags=["R1", "R2"],
+        groups={"R1": "G1", "R2": "G2"},
+        measures=parse_measures(["map"]),
+    )
+    [row] = plan_pools(data, [parse_strategy("depth:1")], [10])
+    # Full pool (depth 1): {a} and {z, y}. Without G2: {a} and {z}: topic 1 is unchanged.
+    with_all = evaluate_measures(runs["R2"], {"1": {"a": 1}, "2": {"z": 0, "y": 1}}, ["map"])
+    without = evaluate_measures(runs["R2"], {"1": {"a": 1}, "2": {"z": 0}}, ["map"])
+    # R2: topic 1 AP 1; topic 2: y at rank 1 of one relevant -> 1, then 0 without G2.
+    assert with_all.measures["map"] == pytest.approx(1.0)
+    assert without.measures["map"] == pytest.approx(0.5)
+    drop = row.max_group_drop["map"]
+    assert drop["group"] == "G2"
+    assert drop["drop"] == pytest.approx(with_all.measures["map"] - without.measures["map"])
