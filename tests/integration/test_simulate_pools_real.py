@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from scipy.stats import kendalltau
 
 from evaluation.core.planner_files import planner_input_read
 from evaluation.core.pool_planner import ranked_runs
+from evaluation.core.trec_measures import evaluate_measures
 from pooling.core.algorithms.strategies import (
     DEFAULT_STRATEGIES,
     Budget,
@@ -77,48 +79,80 @@ def independent_qrels() -> dict[tuple[str, str], int]:
     return grades
 
 
-def independent_rankings(tags: list[str], topics: set[str]) -> dict[str, list[list[str]]]:
-    """topic -> each pooled run's docnos, score descending then docno descending, first row
-    of a repeated docno kept."""
-    found: dict[str, list[list[str]]] = {t: [] for t in topics}
-    for tag in tags:
+def independent_runs() -> dict[str, dict[str, dict[str, float]]]:
+    """run tag -> topic -> docno -> score, the first row of a repeated docno kept."""
+    runs: dict[str, dict[str, dict[str, float]]] = {}
+    for path in sorted((COVID / "runs").glob("*.gz")):
         rows: dict[str, dict[str, float]] = {}
-        with gzip.open(COVID / "runs" / f"{tag}.gz", "rt") as stream:
+        with gzip.open(path, "rt") as stream:
             for line in stream:
                 topic, _q0, doc, _rank, score, _tag = line.split()
                 rows.setdefault(topic, {}).setdefault(doc, float(score))
-        for topic, docs in rows.items():
-            if topic in topics:
-                found[topic].append(sorted(docs, key=lambda d: (docs[d], d), reverse=True))
+        runs[path.name.removesuffix(".gz")] = rows
+    return runs
+
+
+def depth_pool(runs: dict, tags: list[str], budget: int) -> set[tuple[str, str]]:
+    """The deepest depth-k pool of ``tags`` within ``budget``: each run's first k docnos in
+    trec_eval's order (score descending, then docno descending), every topic the same k."""
+    ranked = [
+        (topic, sorted(docs, key=lambda d: (docs[d], d), reverse=True))
+        for tag in tags
+        for topic, docs in runs[tag].items()
+    ]
+    pool: set[tuple[str, str]] = set()
+    for k in range(1, 1001):
+        deeper = {(t, d) for t, docs in ranked for d in docs[:k]}
+        if len(deeper) > budget:
+            return pool
+        pool = deeper
+    return pool
+
+
+def reduced(pool: set[tuple[str, str]], grades: dict) -> dict[str, dict[str, int]]:
+    found: dict[str, dict[str, int]] = {}
+    for topic, doc in pool:
+        found.setdefault(topic, {})[doc] = grades.get((topic, doc), 0)
     return found
-
-
-def depth_pool_size(rankings: dict[str, list[list[str]]], k: int) -> set[tuple[str, str]]:
-    return {(t, d) for t, runs in rankings.items() for docs in runs for d in docs[:k]}
 
 
 def test_depth_figures_equal_depth_k_pooling_computed_from_the_files(covid: dict) -> None:
     grades = independent_qrels()
     relevant_total = sum(1 for g in grades.values() if g >= 1)
-    rankings = independent_rankings(covid["pooled"], {t for t, _d in grades})
-    budgets = (1738, 3476)
-    rows = simulate(covid, "--strategy", "depth", "--measure", "map", *_budgets(budgets))
-    for row, budget in zip(rows, budgets, strict=True):
-        k = 0
-        while len(depth_pool_size(rankings, k + 1)) <= budget:
-            k += 1
-        pool = depth_pool_size(rankings, k)
-        relevant = sum(1 for key in pool if grades.get(key, 0) >= 1)
-        assert k >= 1
-        assert (row["strategy"], row["budget"]) == ("depth", budget)
-        assert row["judgments"] == len(pool)
-        assert row["relevant"] == relevant
-        assert row["relevant_share"] == pytest.approx(relevant / relevant_total)
-        assert set(row["tau"]) == set(row["tau_ap"]) == set(row["max_group_drop"]) == {"map"}
+    runs = independent_runs()
+    qrels_topics = {t for t, _d in grades}
+    runs = {tag: {t: d for t, d in r.items() if t in qrels_topics} for tag, r in runs.items()}
+    full = {t: {d: g for (tt, d), g in grades.items() if tt == t} for t in qrels_topics}
+    teams = dict(line.split("\t") for line in Path(covid["groups"]).read_text().splitlines())
+    budget = 1738
+    [row] = simulate(covid, "--strategy", "depth", "--measure", "map", "--budget", str(budget))
+    pool = depth_pool(runs, covid["pooled"], budget)
+    assert (row["strategy"], row["budget"]) == ("depth", budget)
+    assert row["judgments"] == len(pool) > 0
+    assert row["relevant"] == sum(1 for key in pool if grades.get(key, 0) >= 1)
+    assert row["relevant_share"] == pytest.approx(row["relevant"] / relevant_total)
 
+    # tau: every run by MAP (trec_eval's rules) on the pool's qrels against the full qrels.
+    def mean_ap(tag: str, qrels: dict) -> float:
+        return evaluate_measures(runs[tag], qrels, ["map"]).measures["map"]
 
-def _budgets(budgets: tuple[int, ...]) -> list[str]:
-    return [arg for b in budgets for arg in ("--budget", str(b))]
+    on_pool = {tag: mean_ap(tag, reduced(pool, grades)) for tag in runs}
+    on_full = {tag: mean_ap(tag, full) for tag in runs}
+    tags = sorted(runs)
+    expected = kendalltau([on_full[t] for t in tags], [on_pool[t] for t in tags]).statistic
+    assert row["tau"]["map"] == pytest.approx(expected, abs=1e-12)
+
+    # Leave-one-group-out: each pooling team's best run, scored without the team's runs.
+    drops = {}
+    for team in sorted({teams[t] for t in covid["pooled"]}):
+        members = [t for t in tags if teams[t] == team]
+        best = max(members, key=lambda t: (on_pool[t], t))
+        others = [t for t in covid["pooled"] if teams[t] != team]
+        without = reduced(depth_pool(runs, others, budget), grades)
+        drops[team] = on_pool[best] - mean_ap(best, without)
+    team = min(drops, key=lambda t: (-drops[t], t))  # the first team of the largest drop
+    assert row["max_group_drop"]["map"]["group"] == team
+    assert row["max_group_drop"]["map"]["drop"] == pytest.approx(drops[team], abs=1e-12)
 
 
 def test_every_strategy_stays_within_the_budget(covid: dict) -> None:
