@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -85,6 +86,8 @@ def main() -> None:
         f"{'met' if total < GOAL_SECONDS else 'NOT met'}; "
         f"load average at the end {os.getloadavg()[0]:.1f}"
     )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{'peak memory (RSS)':<40} {peak:7.0f} MB")
 
 
 if __name__ == "__main__":
