@@ -25,6 +25,7 @@ SCRIPTS = [
     "judging_first_load.py",
     "pooling.py",
     "pooling_documents.py",
+    "simulate_pools.py",
     "agreement.py",
     "campaign.py",
 ]

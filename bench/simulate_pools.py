@@ -1,0 +1,94 @@
+"""Benchmark: the pool planner on TREC-COVID round 1's 143 real runs.
+
+Every strategy (depth-k, RRF, RBP, Move-to-Front, MaxMean, MM-NS) at budgets of 10%, 20% and
+40% of the round's 8,691 official judgments, pooling from the runs the leaderboard marks as
+contributing judgments, groups from its team column, the document task's official measures
+(map, P_10, ndcg_cut_10, bpref), leave-one-group-out included. Prints the planner's table and
+the time to read the files and to plan (wall and CPU: the machine may be shared). Goal: the
+whole planning well under a minute. Reads ../shared/data/trec-covid-round1; without it the
+benchmark says so and stops.
+
+    .venv/bin/python bench/simulate_pools.py [--small] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from evaluation.core.official import KIND_DEFAULTS  # noqa: E402
+from evaluation.core.planner_files import planner_input_read  # noqa: E402
+from evaluation.core.planner_report import render_table  # noqa: E402
+from evaluation.core.pool_planner import plan_pools  # noqa: E402
+from pooling.core.algorithms.strategies import DEFAULT_STRATEGIES, parse_strategy  # noqa: E402
+
+COVID = REPO.parent / "shared" / "data" / "trec-covid-round1"
+OFFICIAL_JUDGMENTS = 8691
+SHARES = (0.1, 0.2, 0.4)
+GOAL_SECONDS = 60
+
+
+def leaderboard_files(folder: Path, small: bool) -> tuple[Path, Path, list[Path]]:
+    """The pool-runs and groups files the leaderboard implies, and the run files."""
+    with (COVID / "leaderboard.csv").open(newline="") as stream:
+        board = list(csv.DictReader(stream))
+    if small:  # every other run: a quick look, not the benchmark
+        board = board[::2]
+    pool = folder / "pool.txt"
+    pool.write_text("".join(f"{r['run']}\n" for r in board if r["contributed judgments"] == "yes"))
+    groups = folder / "groups.tsv"
+    groups.write_text("".join(f"{r['run']}\t{r['team']}\n" for r in board))
+    return pool, groups, [COVID / "runs" / f"{r['run']}.gz" for r in board]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="every other run (72)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if not COVID.is_dir():
+        print(f"skipped: TREC-COVID round 1 files not found at {COVID}")
+        return
+    budgets = [round(OFFICIAL_JUDGMENTS * share) for share in SHARES]
+    measures = list(KIND_DEFAULTS["document"])
+    with tempfile.TemporaryDirectory() as folder:
+        pool, groups, runs = leaderboard_files(Path(folder), args.small)
+        print(
+            f"simulate_pools: {len(runs)} TREC-COVID round 1 runs, budgets {budgets} "
+            f"(10/20/40% of {OFFICIAL_JUDGMENTS:,}), {os.cpu_count()} CPUs, "
+            f"load average {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+        wall, cpu = time.perf_counter(), time.process_time()
+        data = planner_input_read(
+            COVID / "qrels-rnd1.txt", runs, measures, pool_runs=pool, groups=groups
+        )
+        read_wall, read_cpu = time.perf_counter() - wall, time.process_time() - cpu
+    wall, cpu = time.perf_counter(), time.process_time()
+    strategies = [parse_strategy(name) for name in DEFAULT_STRATEGIES]
+    rows = plan_pools(data, strategies, budgets, seed=args.seed)
+    plan_wall, plan_cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(render_table(rows), end="")
+    total = read_wall + plan_wall
+    print(f"{'read qrels and runs':<40} {read_wall:7.1f} s wall {read_cpu:7.1f} s CPU")
+    print(f"{'plan: 6 strategies x 3 budgets':<40} {plan_wall:7.1f} s wall {plan_cpu:7.1f} s CPU")
+    print(
+        f"{'total':<40} {total:7.1f} s wall; goal < {GOAL_SECONDS} s: "
+        f"{'met' if total < GOAL_SECONDS else 'NOT met'}; "
+        f"load average at the end {os.getloadavg()[0]:.1f}"
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{'peak memory (RSS)':<40} {peak:7.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""Budgeted pooling strategies: plain functions over runs as ranked lists of docnos.
+
+A strategy is named ``NAME`` or ``NAME:PARAM`` (``parse_strategy``); ``build_pool`` replays it
+to a budget. Static strategies (depth, rrf, rbp) need no judgments; adaptive ones (mtf, mm,
+mm-ns) ask ``judge(topic, docno)`` as they go. Every strategy is deterministic for a seed:
+randomness only comes from the ``random.Random(seed)`` passed in. docs/pooling.md has the
+rules, "Budgeted strategies and the planner".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import partial
+
+from pooling.core.algorithms.strategies.adaptive import TopicStrategy, adaptive_order, topic_rng
+from pooling.core.algorithms.strategies.bandit import NS_GAMMA, MaxMean
+from pooling.core.algorithms.strategies.common import (
+    Budget,
+    Judge,
+    Order,
+    Pool,
+    Ranked,
+    StrategyError,
+    TopicRuns,
+    judgments,
+    pool_of,
+)
+from pooling.core.algorithms.strategies.depth import depth_pool
+from pooling.core.algorithms.strategies.fusion import (
+    RBP_P,
+    RRF_K,
+    Weight,
+    fused_order,
+    fused_weights,
+    rbp_weight,
+    rrf_weight,
+)
+from pooling.core.algorithms.strategies.mtf import MoveToFront
+
+# name -> (what its parameter is, default, adaptive?)
+STRATEGIES: dict[str, tuple[str, float | None, bool]] = {
+    "depth": ("the largest depth k (default: as deep as the budget allows)", None, False),
+    "rrf": ("reciprocal rank fusion's k", RRF_K, False),
+    "rbp": ("rank-biased precision's persistence p", RBP_P, False),
+    "mtf": ("no parameter", None, True),
+    "mm": ("no parameter", None, True),
+    "mm-ns": ("the discount gamma of older judgments", NS_GAMMA, True),
+}
+DEFAULT_STRATEGIES = ("depth", "rrf", "rbp", "mtf", "mm", "mm-ns")
+
+
+@dataclass(frozen=True, slots=True)
+class Strategy:
+    name: str
+    param: float | None = None
+
+    @property
+    def label(self) -> str:
+        if self.param is None:
+            return self.name
+        return f"{self.name}:{self.param:g}"
+
+    @property
+    def adaptive(self) -> bool:
+        return STRATEGIES[self.name][2]
+
+
+def parse_strategy(text: str) -> Strategy:
+    """``NAME`` or ``NAME:PARAM`` (``depth:10``, ``rrf:60``, ``rbp:0.8``, ``mm-ns:0.9``)."""
+    name, _, raw = text.strip().partition(":")
+    if name not in STRATEGIES:
+        raise StrategyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
+    what, default, _adaptive = STRATEGIES[name]
+    if not raw:
+        return Strategy(name, default)
+    if what == "no parameter":
+        raise StrategyError(f"strategy {name} takes no parameter (got {raw!r})")
+    try:
+        param = float(raw)
+    except ValueError:
+        raise StrategyError(f"strategy {name}: {raw!r} is not a number ({what})") from None
+    _check(name, param)
+    return Strategy(name, param)
+
+
+def _check(name: str, param: float) -> None:
+    bad = {
+        "depth": param < 1 or param != int(param),
+        "rrf": param < 0,
+        "rbp": not 0 < param < 1,
+        "mm-ns": not 0 < param <= 1,
+    }
+    if bad.get(name, False):
+        raise StrategyError(f"strategy {name}: {param:g} is out of range ({STRATEGIES[name][0]})")
+
+
+def build_pool(
+    strategy: Strategy, ranked: Ranked, budget: Budget, judge: Judge, seed: int = 0
+) -> Pool:
+    """The pool ``strategy`` buys with ``budget`` on ``ranked`` runs, in judging order."""
+    if strategy.name == "depth":
+        return depth_pool(ranked, budget, int(strategy.param) if strategy.param else None)
+    return pool_of(judging_order(strategy, ranked, budget, judge, seed), ranked)
+
+
+def judging_order(
+    strategy: Strategy, ranked: Ranked, budget: Budget, judge: Judge, seed: int = 0
+) -> Order:
+    """(topic, docno) in the order ``strategy`` judges them within ``budget``.
+
+    For every strategy but depth-k, what a smaller task budget buys is a prefix of this order
+    (the same replay, stopped earlier), so a planner replays once per strategy."""
+    if strategy.name == "depth":
+        raise StrategyError("depth-k pools are not prefixes of one order: use build_pool")
+    if strategy.name in ("rrf", "rbp"):
+        weight = fusion_weight(strategy)
+        fused = {t: fused_weights(runs, weight) for t, runs in ranked.items()}
+        return fused_order(fused, budget)
+    if strategy.name == "mtf":
+        return adaptive_order(ranked, budget, judge, MoveToFront, seed)
+    gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
+    return adaptive_order(ranked, budget, judge, partial(MaxMean, gamma=gamma), seed)
+
+
+def adaptive_strategy(
+    strategy: Strategy, runs: TopicRuns, seed: int = 0, topic: str = ""
+) -> TopicStrategy:
+    """One topic's adaptive strategy, ready for ``next_doc`` and ``record``: what judging in
+    priority order asks after each judgment. Its ties are broken as the planner's replay of
+    the same topic and seed breaks them."""
+    if not strategy.adaptive:
+        raise StrategyError(f"strategy {strategy.name} is not adaptive")
+    rng = topic_rng(seed, topic)
+    lists = [runs[tag] for tag in sorted(runs)]
+    if strategy.name == "mtf":
+        return MoveToFront(lists, rng)
+    gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
+    return MaxMean(lists, rng, gamma=gamma)
+
+
+def next_to_judge(
+    strategy: Strategy,
+    runs: TopicRuns,
+    judged: Iterable[tuple[str, bool]],
+    seed: int = 0,
+    topic: str = "",
+) -> str | None:
+    """The next document of a topic to judge, given its judgments so far in the order they
+    were made ((docno, relevant) pairs); None when the runs hold nothing left to judge."""
+    chooser = adaptive_strategy(strategy, runs, seed, topic)
+    for doc, relevant in judged:
+        chooser.record(doc, relevant)
+    return chooser.next_doc()
+
+
+def fusion_weight(strategy: Strategy) -> Weight:
+    if strategy.name == "rrf":
+        return rrf_weight(RRF_K if strategy.param is None else strategy.param)
+    return rbp_weight(RBP_P if strategy.param is None else strategy.param)
+
+
+__all__ = [
+    "DEFAULT_STRATEGIES",
+    "STRATEGIES",
+    "Budget",
+    "Judge",
+    "Order",
+    "Pool",
+    "Ranked",
+    "Strategy",
+    "StrategyError",
+    "TopicStrategy",
+    "adaptive_strategy",
+    "build_pool",
+    "fused_order",
+    "fused_weights",
+    "fusion_weight",
+    "judging_order",
+    "judgments",
+    "next_to_judge",
+    "parse_strategy",
+    "pool_of",
+]

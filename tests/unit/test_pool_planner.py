@@ -1,0 +1,77 @@
+"""The pool planner on a hand-worked task: judgments, relevant, tau and leave-one-group-out."""
+
+import pytest
+
+from evaluation.core.pool_planner import PlannerInput, plan_pools
+from evaluation.core.trec_measures import evaluate_measures, parse_measures
+from pooling.core.algorithms.strategies import parse_strategy
+
+# Prior qrels: a and c relevant, b not; d was never judged (counts as not relevant).
+GRADES = {"1": {"a": 1, "b": 0, "c": 1}}
+RUNS = {
+    "R1": {"1": {"a": 3.0, "b": 2.0, "c": 1.0}},
+    "R2": {"1": {"c": 3.0, "d": 2.0, "a": 1.0}},
+    "R3": {"1": {"b": 3.0, "a": 2.0}},  # scored, never pooled
+}
+
+
+def planner_input() -> PlannerInput:
+    return PlannerInput(
+        grades=GRADES,
+        runs=RUNS,
+        pool_tags=["R1", "R2"],
+        groups={"R1": "G1", "R2": "G2", "R3": "G3"},
+        measures=parse_measures(["P_1", "map"]),
+    )
+
+
+def test_depth_row_matches_hand_computation() -> None:
+    [row] = plan_pools(planner_input(), [parse_strategy("depth")], [2])
+    # Depth 1 pools {a, c} (2 judgments); depth 2 would pool {a, b, c, d}.
+    assert (row.judgments, row.relevant, row.relevant_share) == (2, 2, 1.0)
+    # P_1 is 1, 1, 0 under both qrels: tau-b = (2 - 0) / sqrt(2 * 2) with the R1-R2 tie.
+    assert row.tau["P_1"] == pytest.approx(1.0)
+    # map: R1 and R2 (1 + 2/3) / 2, R3 1/2 / 2 under both: the same ranking.
+    assert row.tau["map"] == pytest.approx(1.0)
+    # Without G1 the pool is R2's depth 2, {c, d}: R1's a is unjudged, so P_1 falls from 1
+    # to 0 and map from 5/6 to 1/3 (c at rank 3). Without G2 (pool {a, b}) the same for R2;
+    # G1 comes first among equal drops.
+    assert row.max_group_drop["P_1"] == {"drop": pytest.approx(1.0), "group": "G1", "run": "R1"}
+    assert row.max_group_drop["map"] == {"drop": pytest.approx(0.5), "group": "G1", "run": "R1"}
+
+
+def test_a_group_without_pool_runs_never_drops() -> None:
+    data = planner_input()
+    data.pool_tags = ["R1"]
+    [row] = plan_pools(data, [parse_strategy("rrf")], [3])
+    # Only G1 pools; leaving it out leaves nothing to judge: R1's P_1 falls from 1 to 0.
+    assert row.max_group_drop["P_1"]["group"] == "G1"
+    assert row.judgments == 3
+    assert row.relevant == 2
+
+
+def test_group_drop_scored_on_changed_topics_equals_scoring_every_topic() -> None:
+    """Leaving G2 out changes topic 2's pool only; the drop must be what trec_eval gives on
+    the whole reduced qrels, unchanged topic 1 included."""
+    grades = {"1": {"a": 1, "b": 0}, "2": {"x": 1, "y": 1, "z": 0}}
+    runs = {
+        "R1": {"1": {"a": 2.0, "b": 1.0}, "2": {"z": 2.0, "x": 1.0}},
+        "R2": {"1": {"a": 2.0, "b": 1.0}, "2": {"y": 2.0, "x": 1.0}},
+    }
+    data = PlannerInput(
+        grades=grades,
+        runs=runs,
+        pool_tags=["R1", "R2"],
+        groups={"R1": "G1", "R2": "G2"},
+        measures=parse_measures(["map"]),
+    )
+    [row] = plan_pools(data, [parse_strategy("depth:1")], [10])
+    # Full pool (depth 1): {a} and {z, y}. Without G2: {a} and {z}: topic 1 is unchanged.
+    with_all = evaluate_measures(runs["R2"], {"1": {"a": 1}, "2": {"z": 0, "y": 1}}, ["map"])
+    without = evaluate_measures(runs["R2"], {"1": {"a": 1}, "2": {"z": 0}}, ["map"])
+    # R2: topic 1 AP 1; topic 2: y at rank 1 of one relevant -> 1, then 0 without G2.
+    assert with_all.measures["map"] == pytest.approx(1.0)
+    assert without.measures["map"] == pytest.approx(0.5)
+    drop = row.max_group_drop["map"]
+    assert drop["group"] == "G2"
+    assert drop["drop"] == pytest.approx(with_all.measures["map"] - without.measures["map"])
