@@ -9,7 +9,7 @@ from datetime import datetime
 from django.db.models import Prefetch
 
 from collection.core.post_html import clean_post_html, linked_post_ids
-from collection.models import Comment, Post, Thread
+from collection.models import Comment, Post, RetrievalTask, Thread, Topic
 
 
 @dataclass(frozen=True)
@@ -114,3 +114,14 @@ def _post_view(
             for c in post.comments.all()
         ],
     )
+
+
+CATEGORIES_KEY = "categories"  # a topic's categories, in Topic.metadata
+
+
+def topic_categories_of(task: RetrievalTask) -> dict[str, dict[str, str]]:
+    """Topic number -> its categories, for the task's topics that have any."""
+    rows = Topic.objects.filter(task=task, metadata__has_key=CATEGORIES_KEY).values_list(
+        "number", "metadata"
+    )
+    return {number: dict(metadata[CATEGORIES_KEY]) for number, metadata in rows}

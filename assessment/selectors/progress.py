@@ -268,8 +268,7 @@ def assignment_for(*, assessor: AbstractBaseUser, assignment_id: int) -> Assignm
     return rows[0] if rows else None
 
 
-# What an item's judging state may be, in the item list's order (ItemStatus.state).
-ITEM_STATES = ("unjudged", "partial", "judged", "flagged", "previous")
+ITEM_STATES = ("unjudged", "partial", "judged", "flagged", "previous")  # ItemStatus.state
 
 
 @dataclass(frozen=True)

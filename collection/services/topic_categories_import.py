@@ -9,8 +9,7 @@ from django.db import transaction
 from collection.core.formats.errors import ImportFileError
 from collection.core.formats.topic_categories import topic_categories_parse
 from collection.models import RetrievalTask, Topic
-
-CATEGORIES_KEY = "categories"  # in Topic.metadata
+from collection.selectors import CATEGORIES_KEY
 
 
 def topic_categories_import(*, task: RetrievalTask, path: str | Path) -> int:
@@ -38,11 +37,3 @@ def topic_categories_import(*, task: RetrievalTask, path: str | Path) -> int:
                 changed.append(topic)
         Topic.objects.bulk_update(changed, ["metadata"])
     return len(changed)
-
-
-def topic_categories_of(task: RetrievalTask) -> dict[str, dict[str, str]]:
-    """Topic number -> its categories, for the task's topics that have any."""
-    rows = Topic.objects.filter(task=task, metadata__has_key=CATEGORIES_KEY).values_list(
-        "number", "metadata"
-    )
-    return {number: dict(metadata[CATEGORIES_KEY]) for number, metadata in rows}

@@ -24,6 +24,7 @@ from evaluation.core.reports import (
     per_topic_csv,
 )
 from evaluation.models import EvaluationJob, QrelsVersion
+from evaluation.selectors.categories import results_by_category
 from evaluation.services.jobs import evaluation_jobs_reap
 from kernel.access import is_organizer
 from kernel.params import page_filter, parse_choice, parse_id
@@ -126,7 +127,7 @@ def _by_category(
     task: RetrievalTask, qrels: QrelsVersion | None, rows: list[dict], measure: str
 ) -> dict | None:
     """The per-category table: its column groups and, per run, its mean in each subset."""
-    subsets = selectors.results_by_category(task, qrels, rows, measure) if qrels else []
+    subsets = results_by_category(task, qrels, rows, measure) if qrels else []
     if not subsets:
         return None
     groups: dict[str, int] = {}

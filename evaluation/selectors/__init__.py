@@ -12,10 +12,8 @@ from django.db.models import Q, QuerySet
 from assessment.models import Adjudication, Assignment, Judgment, MachineJudge
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
-from collection.services.topic_categories_import import topic_categories_of
 from evaluation.access import results_visible_to
 from evaluation.core.answers import answer_id
-from evaluation.core.categories import CategorySubset, category_subsets
 from evaluation.core.measures import RankedRow, RunRow
 from evaluation.core.official import official_measure_names, unjudged_rule
 from evaluation.core.qrels import (
@@ -392,14 +390,3 @@ def result_rows(
     if columns is None:
         columns = task_columns(qrels.task)
     return [dict(row) for row in sort_rows(rows, "", columns)]
-
-
-def results_by_category(
-    task: RetrievalTask, qrels: QrelsVersion, rows: list[dict], measure: str
-) -> list[CategorySubset]:
-    """Each run's mean of ``measure`` per topic category (empty when no topic has one)."""
-    categories = topic_categories_of(task)
-    if not categories or not rows:
-        return []
-    topics = {entry.topic for entry in qrels_parse(qrels.content)}
-    return category_subsets(rows, categories, topics, measure)
