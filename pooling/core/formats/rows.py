@@ -79,24 +79,26 @@ def _show(field: bytes) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "…")
 
 
-def answer_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRecord | None:
-    """Task 1 ``topic post rank score run``."""
-    post = parse_id(fields[1], "post_id", lineno, run)
-    rank = parse_rank(fields[2], lineno, run)
-    score = parse_score(fields[3], lineno, run)
+def _post_row(
+    fields: list[bytes], lineno: int, run: ParsedRun, *, post_col: int
+) -> RunRecord | None:
+    """A row naming an answer post, its rank and score in the two columns after the post."""
+    post = parse_id(fields[post_col], "post_id", lineno, run)
+    rank = parse_rank(fields[post_col + 1], lineno, run)
+    score = parse_score(fields[post_col + 2], lineno, run)
     if post is None or rank is None or score is None:
         return None
     return RunRecord(fields[0].decode(), str(post), post, None, rank, score, "", "", lineno)
+
+
+def answer_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRecord | None:
+    """Task 1 ``topic post rank score run``."""
+    return _post_row(fields, lineno, run, post_col=1)
 
 
 def trec_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRecord | None:
     """TREC ``topic Q0 doc rank score tag`` where doc is an answer post id."""
-    post = parse_id(fields[2], "post_id", lineno, run)
-    rank = parse_rank(fields[3], lineno, run)
-    score = parse_score(fields[4], lineno, run)
-    if post is None or rank is None or score is None:
-        return None
-    return RunRecord(fields[0].decode(), str(post), post, None, rank, score, "", "", lineno)
+    return _post_row(fields, lineno, run, post_col=2)
 
 
 def trec_formula_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRecord | None:
