@@ -9,6 +9,7 @@ from assessment.views import (
     organize,
     organize_guidelines,
     training,
+    training_archive,
 )
 
 app_name = "assessment"
@@ -23,6 +24,11 @@ organize_urls = [
         name="organize_assignments",
     ),
     path("organize/task/<id:task_id>/training/", organize.training, name="organize_training"),
+    path(
+        "organize/task/<id:task_id>/training/archive/",
+        training_archive.training_archive_round,
+        name="organize_training_archive",
+    ),
     path("organize/task/<id:task_id>/agreement/", organize.agreement, name="organize_agreement"),
     path(
         "organize/task/<id:task_id>/guidelines/",

@@ -31,15 +31,23 @@ def team_for_user(user: Any, *, team_name: str | None = None) -> Team | None:
 
 
 def team_may_submit(team: Team, task: RetrievalTask) -> bool:
-    """May ``team`` submit runs to ``task``: when it names no campaign, or names the task's."""
+    """May ``team`` submit runs to ``task``: when it names no campaign, or names the task's.
+    Nobody submits to a training archive (it holds earlier years' topics, not a live task)."""
+    if task.training_for_id is not None:
+        return False
     campaigns = team.campaigns.all()
     return not campaigns.exists() or campaigns.filter(pk=task.campaign_id).exists()
 
 
 def tasks_open_to(user: Any) -> QuerySet[RetrievalTask]:
     """The tasks ``user`` may submit runs to: every task for organizers; for anybody else the
-    tasks of the campaigns one of their teams takes part in (``team_may_submit``)."""
-    tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
+    tasks of the campaigns one of their teams takes part in (``team_may_submit``). Training
+    archives take no runs."""
+    tasks = (
+        RetrievalTask.objects.select_related("campaign")
+        .filter(training_for__isnull=True)
+        .order_by("campaign__name", "kind")
+    )
     if is_organizer(user):
         return tasks
     teams = teams_of(user)

@@ -25,7 +25,7 @@ class Team(models.Model):
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="teams", blank=True)
     # The campaigns the team registered for: its members are offered, and may submit to, those
     # campaigns' tasks only. None named: every campaign (teams from before campaigns were named,
-    # and teams an organizer's run import creates). The rule: kernel.access.team_may_submit.
+    # and teams an organizer's run import creates). The rule: pooling.access.team_may_submit.
     campaigns = models.ManyToManyField(
         "collection.Campaign",
         related_name="teams",

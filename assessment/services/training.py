@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from assessment.core.training_sample import sample_across_grades
 from assessment.models import Assignment, GoldGrade, Judgment, MachineJudge, TrainingRound
 from collection.models import RetrievalTask, Topic
 from kernel.core.grades import GRADE_DONT_KNOW, GRADE_SYSTEM_FAILURE
@@ -74,24 +75,6 @@ def gold_qrels_parse(text: str, *, top: int = 3) -> dict[tuple[str, str], int]:
     return gold
 
 
-def _sample_across_grades(
-    graded: Sequence[tuple[PoolItem, int]], count: int, rng: random.Random
-) -> list[PoolItem]:
-    """Up to ``count`` items taking grades in turn, top down (3, 2, 1, 0, 3, ...): every grade
-    shows."""
-    buckets: dict[int, list[PoolItem]] = defaultdict(list)
-    for item, grade in graded:
-        buckets[grade].append(item)
-    for bucket in buckets.values():
-        rng.shuffle(bucket)
-    chosen: list[PoolItem] = []
-    while len(chosen) < count and any(buckets.values()):
-        for grade in sorted(buckets, reverse=True):
-            if buckets[grade] and len(chosen) < count:
-                chosen.append(buckets[grade].pop())
-    return sorted(chosen, key=lambda item: item.display_order)
-
-
 def _expert_grades(expert: User, topics: Sequence[Topic]) -> dict[tuple[str, str], int]:
     """Item grades from the expert's earlier non-training judgments (max over an item's hits)."""
     grades: dict[tuple[str, str], int] = {}
@@ -145,7 +128,8 @@ def _choose_items(
         items = by_topic.get(topic.pk, [])
         graded = [(i, gold[(topic.number, i.key)]) for i in items if (topic.number, i.key) in gold]
         if graded:
-            chosen += _sample_across_grades(graded, items_per_topic, rng)
+            picked = sample_across_grades(graded, items_per_topic, rng)
+            chosen += sorted(picked, key=lambda item: item.display_order)
         else:
             picked = rng.sample(items, min(items_per_topic, len(items)))
             chosen += sorted(picked, key=lambda item: item.display_order)

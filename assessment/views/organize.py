@@ -40,6 +40,7 @@ from assessment.views.organize_forms import (
     bound_assignment_form,
 )
 from collection.access import task_for
+from collection.core.formats.trec_topics import TOPIC_FORMATS
 from collection.models import RetrievalTask, Topic
 from kernel.access import organizer_required
 from kernel.params import page_filter, parse_choice
@@ -199,6 +200,11 @@ def training(request: HttpRequest, task_id: int) -> HttpResponse:
         "gold_sources": TrainingRound.GoldSource.choices,
         "machine_judges": MachineJudge.objects.filter(task=task).order_by("name"),
         "guidelines": guidelines_rendered(guidelines_current(task=task)),
+        "topic_formats": TOPIC_FORMATS,
+        # Rounds on earlier years' topics live in the task's training archive.
+        "archives": RetrievalTask.objects.filter(training_for=task)
+        .select_related("campaign")
+        .prefetch_related("training_rounds"),
     }
     return render(request, "organize/training.html", context, status=status)
 

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 
 from assessment.access import assessor_candidates
 from assessment.models import Assignment, MachineJudge, TrainingRound
+from collection.core.formats.trec_topics import TOPIC_FORMATS
 from collection.models import RetrievalTask, Topic
 
 __all__ = ["ASSIGNMENT_FORMS", "HANDOVERS", "TrainingForm", "bound_assignment_form"]
@@ -91,6 +92,22 @@ class TrainingForm(forms.Form):
     expert = forms.ModelChoiceField(queryset=User.objects.none(), required=False)
     machine_judge = forms.ModelChoiceField(queryset=MachineJudge.objects.none(), required=False)
     qrels = forms.FileField(required=False)
+    items_per_topic = forms.IntegerField(min_value=1, max_value=50, initial=5)
+    seed = forms.IntegerField(required=False)
+    show_gold_after_submit = forms.BooleanField(required=False)
+
+
+class TrainingArchiveForm(forms.Form):
+    """A round on earlier years' topics: their topic file and official qrels."""
+
+    name = forms.CharField(max_length=100)
+    topics_file = forms.FileField()
+    qrels = forms.FileField()
+    topic_format = forms.ChoiceField(choices=[(f, f) for f in TOPIC_FORMATS], required=False)
+    topic_numbers = forms.CharField(
+        required=False, max_length=10_000, help_text="Topic numbers, separated by spaces or commas"
+    )
+    assessors = forms.ModelMultipleChoiceField(queryset=User.objects.none())
     items_per_topic = forms.IntegerField(min_value=1, max_value=50, initial=5)
     seed = forms.IntegerField(required=False)
     show_gold_after_submit = forms.BooleanField(required=False)

@@ -113,6 +113,19 @@ class RetrievalTask(models.Model):
         "the defaults of the task's kind).",
     )
 
+    # ARQMath-3 trained its assessors on ARQMath-1 and -2 topics: earlier years' topics and
+    # official qrels live in a task of their own (assessment/services/training_archive.py), so
+    # the live task's pools, qrels and results never see them.
+    training_for = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="training_archives",
+        help_text="Set on a training archive: earlier years' topics and official qrels for "
+        "training this task's assessors. An archive takes no runs and publishes nothing.",
+    )
+
     class Meta:
         constraints = [
             models.UniqueConstraint(

@@ -105,6 +105,10 @@ def _check_run_limits(task: RetrievalTask, team: Team, tag: str, role: str) -> N
 
 
 def _check_team_campaign(task: RetrievalTask, team: Team) -> None:
+    if task.training_for_id is not None:
+        raise SubmissionRefused(
+            f"{task} is a training archive of earlier years' topics: it takes no runs"
+        )
     if not team_may_submit(team, task):
         raise SubmissionRefused(
             f"team {team.name} does not take part in {task.campaign.name}: "
