@@ -4,6 +4,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from collection.core.task_defaults import ARQMATH
+from collection.core.task_names import TASK_NAME_MAX_CHARS
 from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL, MAX_GRADE
 
 TOPIC_NUMBER_MAX_CHARS = 64
@@ -46,6 +47,13 @@ class RetrievalTask(models.Model):
         RUN = "run", "The run's evaluated topics (ARQMath-2/3 scripts, trec_eval without -c)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tasks")
+    # A campaign may hold several tasks of one kind (a passage and a document task, two TREC
+    # tracks), so commands, pages and uploads name a task by this short name, not its kind.
+    name = models.SlugField(
+        max_length=TASK_NAME_MAX_CHARS,
+        help_text="Short name, unique in the campaign (e.g. task1, covid-docs); commands take "
+        "it as --task.",
+    )
     kind = models.CharField(max_length=10, choices=Kind.choices)
     collection = models.ForeignKey(
         "DocumentCollection",
@@ -116,7 +124,7 @@ class RetrievalTask(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["campaign", "kind"], name="task_kind_unique_per_campaign"
+                fields=["campaign", "name"], name="task_name_unique_per_campaign"
             ),
             models.CheckConstraint(
                 condition=models.Q(relevance_level__gte=1, relevance_level__lte=4),
@@ -131,7 +139,7 @@ class RetrievalTask(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.campaign.name} {self.kind}"
+        return f"{self.campaign.name} {self.name}"
 
     @property
     def deadline(self):  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from collection.management.task_lookup import TASK_NAMES, find_task
+from collection.management.task_lookup import TASK_HELP, TASK_NAMES, find_task
 from pooling.management.commands.import_run import import_one
 from pooling.models import Run
 
@@ -64,9 +64,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("folder", type=Path)
         parser.add_argument("--campaign", required=True)
-        parser.add_argument(
-            "--task", required=True, help="answer|formula|openqa|document or task1..3"
-        )
+        parser.add_argument("--task", required=True, help=TASK_HELP)
         parser.add_argument("--ignore-deadline", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
