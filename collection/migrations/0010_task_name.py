@@ -4,6 +4,7 @@ Existing tasks are named after their kind (answer, formula, openqa, document): t
 each kind a campaign could hold until now, so ``--task answer`` names the same task as before.
 """
 
+import django.db.models.deletion
 from django.db import migrations, models
 
 
@@ -28,6 +29,19 @@ class Migration(migrations.Migration):
                 max_length=40,
             ),
             preserve_default=False,
+        ),
+        migrations.AlterField(
+            model_name="retrievaltask",
+            name="answer_task",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="For open QA: the answer task whose pools its answers join and whose "
+                "official topics its means are over (empty: the campaign's only answer task).",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="collection.retrievaltask",
+            ),
         ),
         migrations.RunPython(name_from_kind, migrations.RunPython.noop, elidable=False),
         migrations.RemoveConstraint(

@@ -1,5 +1,6 @@
 """The campaign, its tasks and topics (with the formulas of ARQMath topics)."""
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
@@ -98,7 +99,8 @@ class RetrievalTask(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        help_text="For open QA: the answer task whose pools its answers join.",
+        help_text="For open QA: the answer task whose pools its answers join and whose "
+        "official topics its means are over (empty: the campaign's only answer task).",
     )
     # Protocol settings: used by default by the qrels page, CLI and REST.
     min_relevant = models.PositiveSmallIntegerField(
@@ -140,6 +142,20 @@ class RetrievalTask(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign.name} {self.name}"
+
+    def clean(self) -> None:
+        """An open-QA task may name the answer task whose pools its answers join: an answer
+        task of the same campaign (the admin's form runs this; so does task_get_or_create)."""
+        super().clean()
+        if self.answer_task_id is None:
+            return
+        if self.kind != self.Kind.OPENQA:
+            raise ValidationError({"answer_task": "only an open-QA task names an answer task"})
+        answer = self.answer_task
+        if answer is None or answer.kind != self.Kind.ANSWER:
+            raise ValidationError({"answer_task": "choose an answer (Task 1) task"})
+        if answer.campaign_id != self.campaign_id:
+            raise ValidationError({"answer_task": "choose an answer task of the same campaign"})
 
     @property
     def deadline(self):  # type: ignore[no-untyped-def]

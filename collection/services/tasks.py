@@ -44,6 +44,11 @@ def task_get_or_create(
     fields: dict[str, object] = {**task_defaults(kind).as_fields(), "kind": kind}
     if collection is not None:
         fields["collection"] = collection
+    if kind == RetrievalTask.Kind.OPENQA:
+        # Made explicit at creation, so a second answer task added later changes nothing.
+        answers = list(campaign.tasks.filter(kind=RetrievalTask.Kind.ANSWER)[:2])
+        if len(answers) == 1:
+            fields["answer_task"] = answers[0]
     task, created = RetrievalTask.objects.get_or_create(
         campaign=campaign, name=name or kind, defaults=fields
     )
