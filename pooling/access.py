@@ -39,7 +39,9 @@ def team_may_submit(team: Team, task: RetrievalTask) -> bool:
 def tasks_open_to(user: Any) -> QuerySet[RetrievalTask]:
     """The tasks ``user`` may submit runs to: every task for organizers; for anybody else the
     tasks of the campaigns one of their teams takes part in (``team_may_submit``)."""
-    tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
+    tasks = RetrievalTask.objects.select_related("campaign").order_by(
+        "campaign__name", "kind", "name"
+    )
     if is_organizer(user):
         return tasks
     teams = teams_of(user)
