@@ -334,7 +334,7 @@ def runs_not_scored(task: RetrievalTask, qrels: QrelsVersion, *, user: Any) -> l
 def tasks_with_results(user: Any) -> QuerySet[RetrievalTask]:
     """Every task for organizers; for anybody else the tasks with results they may see."""
     tasks = RetrievalTask.objects.select_related("campaign", "publication__qrels").order_by(
-        "campaign__name", "kind"
+        "campaign__name", "kind", "name"
     )
     if is_organizer(user):
         return tasks
