@@ -2,7 +2,7 @@
 document tasks, TREC topics, TSV and JSONL queries (document_topics_import.py)."""
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,10 @@ class TopicsImportReport:
     created: int
     updated: int
     unchanged: int
-    task: RetrievalTask | None = None  # the task the topics went to
-    task_created: bool = False
+    # The task the topics went to, and whether this import created it (not compared: a report
+    # is its counts).
+    task: RetrievalTask | None = field(default=None, compare=False)
+    task_created: bool = field(default=False, compare=False)
 
 
 @dataclass
