@@ -250,7 +250,7 @@ def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
         version.content, content_type="text/tab-separated-values; charset=utf-8"
     )
     task = version.task
-    name = f"{task.campaign.name}-{task.kind}-qrels-{version.level}-{version.checksum[:8]}.tsv"
+    name = f"{task.campaign.name}-{task.name}-qrels-{version.level}-{version.checksum[:8]}.tsv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response["X-Qrels-Checksum"] = version.checksum
     return response
