@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytrec_eval
@@ -31,7 +32,7 @@ TRACKS = {"news-a": 21, "news-b": 22}  # task name -> the seed of its synthetic 
 DEPTH = 8
 
 
-def _command(*args: str, **options: object) -> str:
+def _command(*args: str, **options: Any) -> str:
     out = io.StringIO()
     call_command(*args, stdout=out, stderr=io.StringIO(), **options)
     return out.getvalue()
