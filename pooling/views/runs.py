@@ -66,7 +66,7 @@ class RunUploadForm(forms.Form):
 
 
 def _task_label(task: RetrievalTask) -> str:
-    return f"{task.campaign.name} · {task.name} ({task.get_kind_display()})"
+    return f"{task.campaign.name} · {task.name} ({task.kind})"
 
 
 def _wants_json(request: HttpRequest) -> bool:
