@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
-from collection.core.task_names import KIND_SPELLINGS, TaskNameError
+from collection.core.task_names import TaskNameError
 from collection.models import RetrievalTask
 from collection.services.tasks import task_named
-
-# Kept under its old name: import_runs reads the task spelling of ARQMath run file names.
-TASK_NAMES = KIND_SPELLINGS
 
 TASK_HELP = (
     "the task's name (e.g. task1, covid-docs), or its kind (answer|formula|openqa|document, "
