@@ -63,7 +63,9 @@ def build(assessors: int, topics: int, hits: int, dual_share: float, seed: int) 
 
     rng = random.Random(seed)
     campaign = Campaign.objects.create(name="Bench campaign")
-    task = RetrievalTask.objects.create(campaign=campaign, kind=RetrievalTask.Kind.ANSWER)
+    task = RetrievalTask.objects.create(
+        campaign=campaign, kind=RetrievalTask.Kind.ANSWER, name=RetrievalTask.Kind.ANSWER
+    )
     people = [User.objects.create(username=f"assessor{i:02d}") for i in range(assessors)]
     User.objects.create(username="organizer", is_staff=True)
     topic_rows = Topic.objects.bulk_create(

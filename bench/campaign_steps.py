@@ -91,7 +91,7 @@ def import_topics(plan: Plan, state: State) -> Result:
         report = topics_import(
             path=path,
             campaign_name=CAMPAIGN,
-            task_kind=kind,
+            task=kind,
             formulas_latex=topics["formulas_latex"],
         )
         created += report.created

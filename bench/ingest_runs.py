@@ -82,7 +82,7 @@ def setup_campaign(topics: int, with_collection: bool):  # type: ignore[no-untyp
     from kernel.bulkload import bulk_insert
 
     campaign = Campaign.objects.create(name="Bench", max_primary_runs=100, max_alternate_runs=100)
-    task = RetrievalTask.objects.create(campaign=campaign, kind="answer")
+    task = RetrievalTask.objects.create(campaign=campaign, kind="answer", name="answer")
     Topic.objects.bulk_create(
         Topic(task=task, number=f"A.{t}", title="t", question="q") for t in range(1, topics + 1)
     )

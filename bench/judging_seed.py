@@ -66,8 +66,12 @@ def seed(assessors: int, hits: int, formula_share: float, rng: random.Random) ->
     from pooling.models import Hit, PoolItem
 
     campaign = Campaign.objects.create(name="Load test")
-    answer = RetrievalTask.objects.create(campaign=campaign, kind=RetrievalTask.Kind.ANSWER)
-    formula = RetrievalTask.objects.create(campaign=campaign, kind=RetrievalTask.Kind.FORMULA)
+    answer = RetrievalTask.objects.create(
+        campaign=campaign, kind=RetrievalTask.Kind.ANSWER, name=RetrievalTask.Kind.ANSWER
+    )
+    formula = RetrievalTask.objects.create(
+        campaign=campaign, kind=RetrievalTask.Kind.FORMULA, name=RetrievalTask.Kind.FORMULA
+    )
     formula_people = round(assessors * formula_share)
     threads, posts, formulas, items, hit_rows = [], [], [], [], []
     plan: list[tuple[User, Topic, list[tuple[PoolItem, list[Hit]]]]] = []

@@ -49,8 +49,8 @@ def setup_campaign(topics: int, runs: int) -> tuple[Any, Any, list[Any], list[An
     from pooling.models import Run, Team
 
     campaign = Campaign.objects.create(name="Pool-Bench")
-    answer = RetrievalTask.objects.create(campaign=campaign, kind="answer")
-    formula = RetrievalTask.objects.create(campaign=campaign, kind="formula")
+    answer = RetrievalTask.objects.create(campaign=campaign, kind="answer", name="answer")
+    formula = RetrievalTask.objects.create(campaign=campaign, kind="formula", name="formula")
     answer_topics = Topic.objects.bulk_create(
         Topic(task=answer, number=f"A.{t + 1}", title="t", question="q") for t in range(topics)
     )

@@ -66,7 +66,9 @@ def setup_task(topics: int, runs: int) -> tuple[Any, list[Any], list[Any]]:
         ),
     )
     campaign = Campaign.objects.create(name=CAMPAIGN, max_primary_runs=100, max_alternate_runs=100)
-    task = RetrievalTask.objects.create(campaign=campaign, kind="document", collection=news)
+    task = RetrievalTask.objects.create(
+        campaign=campaign, kind="document", name="document", collection=news
+    )
     made_topics = Topic.objects.bulk_create(
         Topic(task=task, number=str(301 + t), title=f"topic {t}") for t in range(topics)
     )

@@ -29,7 +29,7 @@ from collection.models import (
 class RetrievalTaskInline(admin.TabularInline):
     model = RetrievalTask
     extra = 0
-    fields = ("kind", "title", "submission_deadline", "primary_depth", "alternate_depth")
+    fields = ("name", "kind", "title", "submission_deadline", "primary_depth", "alternate_depth")
     show_change_link = True
 
 
@@ -55,6 +55,7 @@ class RetrievalTaskAdmin(admin.ModelAdmin):
     )
     list_filter = ("kind", "campaign")
     list_select_related = ("campaign",)
+    search_fields = ("name", "campaign__name")
     raw_id_fields = ("answer_task",)
     # Checked against the task's grade scale, so it is set with the scale on
     # /organize/task/<id>/guidelines/.

@@ -125,3 +125,19 @@ def topic_categories_of(task: RetrievalTask) -> dict[str, dict[str, str]]:
         "number", "metadata"
     )
     return {number: dict(metadata[CATEGORIES_KEY]) for number, metadata in rows}
+
+
+def answer_task_of(task: RetrievalTask) -> RetrievalTask | None:
+    """The answer task an open-QA task's answers are pooled and judged in, and whose official
+    topics its means are over: its own link, else its campaign's only answer task (None when
+    the campaign has none, or several and the link is not set)."""
+    if task.kind != RetrievalTask.Kind.OPENQA:
+        return None
+    if task.answer_task_id:
+        return task.answer_task
+    answers = list(
+        RetrievalTask.objects.select_related("campaign").filter(
+            campaign_id=task.campaign_id, kind=RetrievalTask.Kind.ANSWER
+        )[:2]
+    )
+    return answers[0] if len(answers) == 1 else None

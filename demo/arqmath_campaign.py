@@ -85,7 +85,7 @@ def step_import_topics(demo: Demo) -> None:
         report = topics_import(
             path=path,
             campaign_name=CAMPAIGN,
-            task_kind=kind,
+            task=kind,
             formulas_latex=files.topic_formulas_latex,
         )
         demo.write(

@@ -87,7 +87,7 @@ def demo_assign(campaign: Campaign | None, *, topics_each: int = TOPICS_EACH) ->
     kinds = (RetrievalTask.Kind.ANSWER, RetrievalTask.Kind.FORMULA, RetrievalTask.Kind.DOCUMENT)
     made = 0
     with transaction.atomic():
-        for task in campaign.tasks.filter(kind__in=kinds).order_by("kind"):
+        for task in campaign.tasks.filter(kind__in=kinds).order_by("kind", "name"):
             made += _assign_task(task, assessors, organizer, topics_each)
     names = " and ".join(a.username for a in assessors)
     return f"  {made} new official assignments for {names} (log in and open /assess/)"

@@ -21,7 +21,7 @@ def demo_build_pools(campaign: Campaign | None) -> str:
     if campaign is None:
         return "  no campaign: skipped the pools"
     lines = []
-    tasks = campaign.tasks.exclude(kind=RetrievalTask.Kind.OPENQA).order_by("kind")
+    tasks = campaign.tasks.exclude(kind=RetrievalTask.Kind.OPENQA).order_by("kind", "name")
     for task in tasks:
         build = pool_build(task=task)
         figures = PoolItem.objects.filter(topic__task=task).aggregate(

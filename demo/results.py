@@ -21,7 +21,7 @@ def demo_evaluate(campaign: Campaign | None) -> str:
     if campaign is None:
         return "  no campaign: skipped the evaluation"
     lines = []
-    for task in campaign.tasks.order_by("kind"):
+    for task in campaign.tasks.order_by("kind", "name"):
         try:
             qrels = qrels_export(
                 task=task,

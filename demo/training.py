@@ -103,7 +103,12 @@ def demo_training_and_dual(campaign: Campaign | None) -> str:
 
     Builds the answer task's pools first if nobody has; does nothing twice.
     """
-    task = campaign.tasks.filter(kind=RetrievalTask.Kind.ANSWER).first() if campaign else None
+    # The demo campaign has one answer task; the first by id should another be added by hand.
+    task = (
+        campaign.tasks.filter(kind=RetrievalTask.Kind.ANSWER).order_by("pk").first()
+        if campaign
+        else None
+    )
     if campaign is None or task is None:
         return "no answer task: skipped the training rounds and dual assessment"
     if not PoolItem.objects.filter(topic__task=task).exists():

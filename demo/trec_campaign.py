@@ -24,6 +24,7 @@ from django.core.management import call_command
 from assessment.models import Adjudication, Judgment, MachineJudge
 from assessment.services.guidelines import guidelines_save
 from collection.models import Campaign, DocumentCollection, RetrievalTask
+from collection.services.tasks import task_named
 from demo.assignments import colleagues_take_over, demo_assign, first_unjudged_assignments
 from demo.judging import simulated_submit
 from demo.pools import demo_build_pools
@@ -148,9 +149,7 @@ def _import(files: TrecCampaignFiles, write: Callable[[str], None]) -> Retrieval
         collection=TREC_COLLECTION,
         format="trec",
     )
-    return RetrievalTask.objects.select_related("campaign").get(
-        campaign__name=TREC_CAMPAIGN, kind=RetrievalTask.Kind.DOCUMENT
-    )
+    return task_named(TREC_CAMPAIGN, "document")
 
 
 def _configure(task: RetrievalTask, seed: int, organizer: User | None) -> None:

@@ -46,7 +46,7 @@ def tasks_open_to(user: Any) -> QuerySet[RetrievalTask]:
     tasks = (
         RetrievalTask.objects.select_related("campaign")
         .filter(training_for__isnull=True)
-        .order_by("campaign__name", "kind")
+        .order_by("campaign__name", "kind", "name")
     )
     if is_organizer(user):
         return tasks

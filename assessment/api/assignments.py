@@ -41,6 +41,7 @@ class AssignmentOut(serializers.Serializer):
     id = serializers.IntegerField(source="assignment.pk")
     campaign = serializers.CharField(source="assignment.topic.task.campaign.name")
     task = serializers.IntegerField(source="assignment.topic.task_id")
+    task_name = serializers.CharField(source="assignment.topic.task.name")
     task_kind = serializers.CharField(source="assignment.topic.task.kind")
     topic = serializers.CharField(source="assignment.topic.number")
     topic_title = serializers.SerializerMethodField(help_text="The title as plain text.")

@@ -111,6 +111,7 @@ def _archive_of(task: RetrievalTask) -> RetrievalTask:
     fields = {**task_defaults(task.kind).as_fields(), "relevance_level": task.relevance_level}
     return RetrievalTask.objects.create(
         campaign=campaign,
+        name=task.name,  # one archive campaign serves every task of the live campaign
         kind=task.kind,
         collection=task.collection,
         title=f"{task.title or task.get_kind_display()}: training archive",

@@ -268,7 +268,7 @@ def _csv_response(name: str, lines: Any) -> StreamingHttpResponse:
 @organizer_required
 def export_judgments(request: HttpRequest, task_id: int) -> StreamingHttpResponse:
     task = task_for(request.user, task_id)
-    name = f"{task.campaign.name}-{task.kind}-judgments.csv".replace(" ", "_")
+    name = f"{task.campaign.name}-{task.name}-judgments.csv".replace(" ", "_")
     return _csv_response(name, csv_lines(JUDGMENT_COLUMNS, judgment_rows(task)))
 
 
@@ -281,7 +281,7 @@ def export_agreement(request: HttpRequest, task_id: int) -> StreamingHttpRespons
         for training_round, table in training_rounds_agreement(task=task):
             yield from agreement_rows(f"training:{training_round.name}", table)
 
-    name = f"{task.campaign.name}-{task.kind}-agreement.csv".replace(" ", "_")
+    name = f"{task.campaign.name}-{task.name}-agreement.csv".replace(" ", "_")
     return _csv_response(name, csv_lines(AGREEMENT_COLUMNS, rows()))
 
 

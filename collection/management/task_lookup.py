@@ -1,47 +1,27 @@
 """Which task a command's ``--campaign`` and ``--task`` name: the one lookup every command uses.
 
-``--task`` takes the task's kind or the spellings ARQMath's files and papers use (task1, 2, …).
+``--task`` takes the task's name, or its kind or a spelling ARQMath's files and papers use
+(task1, 2, …) when the campaign has exactly one task of that kind (collection/core/task_names.py).
 """
 
 from __future__ import annotations
 
 from django.core.management.base import CommandError
 
+from collection.core.task_names import TaskNameError
 from collection.models import RetrievalTask
+from collection.services.tasks import task_named
 
-# Accepted spellings of a task on the command line and in ARQMath file names.
-TASK_NAMES = {
-    "answer": "answer",
-    "task1": "answer",
-    "1": "answer",
-    "formula": "formula",
-    "task2": "formula",
-    "2": "formula",
-    "openqa": "openqa",
-    "task3": "openqa",
-    "3": "openqa",
-    "document": "document",  # TREC-style tasks: TREC runs with the collection's docnos
-}
-
-
-def task_kind(task: str) -> str:
-    """The kind a ``--task`` value names; CommandError for an unknown one."""
-    kind = TASK_NAMES.get(task.lower())
-    if kind is None:
-        raise CommandError(
-            f"unknown task {task!r}: use answer|formula|openqa|document (or task1..task3)"
-        )
-    return kind
+TASK_HELP = (
+    "the task's name (e.g. task1, covid-docs), or its kind (answer|formula|openqa|document, "
+    "task1..task3) when the campaign has one task of that kind"
+)
 
 
 def find_task(campaign: str, task: str) -> RetrievalTask:
-    """The campaign's task of that kind, with its campaign; CommandError when there is none."""
-    kind = task_kind(task)
-    found = (
-        RetrievalTask.objects.select_related("campaign")
-        .filter(campaign__name=campaign, kind=kind)
-        .first()
-    )
-    if found is None:
-        raise CommandError(f"campaign {campaign!r} has no {kind} task")
-    return found
+    """The campaign's task ``task`` names, with its campaign; CommandError when it names none,
+    or several (the message lists their names)."""
+    try:
+        return task_named(campaign, task)
+    except TaskNameError as error:
+        raise CommandError(str(error)) from None

@@ -1,9 +1,11 @@
 """The campaign, its tasks and topics (with the formulas of ARQMath topics)."""
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from collection.core.task_defaults import ARQMATH
+from collection.core.task_names import TASK_NAME_MAX_CHARS
 from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL, MAX_GRADE
 
 TOPIC_NUMBER_MAX_CHARS = 64
@@ -46,6 +48,13 @@ class RetrievalTask(models.Model):
         RUN = "run", "The run's evaluated topics (ARQMath-2/3 scripts, trec_eval without -c)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tasks")
+    # A campaign may hold several tasks of one kind (a passage and a document task, two TREC
+    # tracks), so commands, pages and uploads name a task by this short name, not its kind.
+    name = models.SlugField(
+        max_length=TASK_NAME_MAX_CHARS,
+        help_text="Short name, unique in the campaign (e.g. task1, covid-docs); commands take "
+        "it as --task.",
+    )
     kind = models.CharField(max_length=10, choices=Kind.choices)
     collection = models.ForeignKey(
         "DocumentCollection",
@@ -90,7 +99,8 @@ class RetrievalTask(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        help_text="For open QA: the answer task whose pools its answers join.",
+        help_text="For open QA: the answer task whose pools its answers join and whose "
+        "official topics its means are over (empty: the campaign's only answer task).",
     )
     # Protocol settings: used by default by the qrels page, CLI and REST.
     min_relevant = models.PositiveSmallIntegerField(
@@ -129,7 +139,7 @@ class RetrievalTask(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["campaign", "kind"], name="task_kind_unique_per_campaign"
+                fields=["campaign", "name"], name="task_name_unique_per_campaign"
             ),
             models.CheckConstraint(
                 condition=models.Q(relevance_level__gte=1, relevance_level__lte=4),
@@ -144,7 +154,21 @@ class RetrievalTask(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.campaign.name} {self.kind}"
+        return f"{self.campaign.name} {self.name}"
+
+    def clean(self) -> None:
+        """An open-QA task may name the answer task whose pools its answers join: an answer
+        task of the same campaign (the admin's form runs this; so does task_get_or_create)."""
+        super().clean()
+        if self.answer_task_id is None:
+            return
+        if self.kind != self.Kind.OPENQA:
+            raise ValidationError({"answer_task": "only an open-QA task names an answer task"})
+        answer = self.answer_task
+        if answer is None or answer.kind != self.Kind.ANSWER:
+            raise ValidationError({"answer_task": "choose an answer (Task 1) task"})
+        if answer.campaign_id != self.campaign_id:
+            raise ValidationError({"answer_task": "choose an answer task of the same campaign"})
 
     @property
     def deadline(self):  # type: ignore[no-untyped-def]

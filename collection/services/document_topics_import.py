@@ -1,9 +1,9 @@
 """Import the topics of a document task: TREC topic files, TSV and JSONL queries.
 
-The task is the campaign's ``document`` task, bound to a document collection that must exist;
-it is created when missing. Idempotent as the ARQMath topics are: a topic stored as in the file
-is left alone, a changed one is updated in place (matched by number); the file's metadata is
-merged into what a topic had, as for ARQMath topics.
+The task is the document task ``task`` names (services.tasks.task_for_import), bound to a
+document collection that must exist; it is created when missing. Idempotent as the ARQMath
+topics are: a topic stored as in the file is left alone, a changed one is updated in place
+(matched by number); the file's metadata is merged into what a topic had, as for ARQMath topics.
 """
 
 from __future__ import annotations
@@ -16,17 +16,24 @@ from django.db import transaction
 from collection.core.formats.errors import ImportFileError
 from collection.core.formats.topic_text import QueryTopic
 from collection.core.formats.trec_topics import TopicFormat, parse_query_topics
-from collection.models import Campaign, DocumentCollection, RetrievalTask, Topic
-from collection.services.tasks import task_get_or_create
+from collection.core.task_names import TaskNameError
+from collection.models import DocumentCollection, RetrievalTask, Topic
+from collection.services.tasks import task_for_import
 
 _BATCH = 2_000
 _FIELDS = ("title", "description", "narrative", "metadata")
 
 
 def _document_task(
-    *, path: str | Path, campaign_name: str, collection_name: str | None, create: bool
-) -> RetrievalTask:
-    """The campaign's document task, bound to ``collection_name`` (created when missing)."""
+    *,
+    path: str | Path,
+    campaign_name: str,
+    task: str,
+    kind: str | None,
+    collection_name: str | None,
+    create: bool,
+) -> tuple[RetrievalTask, bool]:
+    """The document task ``task`` names, bound to ``collection_name`` (created when missing)."""
     if not collection_name:
         raise ImportFileError(
             path, None, "a document task needs its collection: give --collection NAME"
@@ -39,28 +46,23 @@ def _document_task(
             f"there is no document collection named {collection_name!r}: import its documents "
             "first (manage.py import_documents PATH --collection NAME)",
         )
-    kind = RetrievalTask.Kind.DOCUMENT
-    task = (
-        RetrievalTask.objects.select_related("campaign", "collection")
-        .filter(campaign__name=campaign_name, kind=kind)
-        .first()
-    )
-    if task is None:
-        if not create:
-            raise ImportFileError(
-                path, None, f"campaign {campaign_name!r} has no document task (create=False)"
-            )
-        campaign, _ = Campaign.objects.get_or_create(name=campaign_name)
-        task, _ = task_get_or_create(campaign=campaign, kind=kind, collection=collection)
-    if task.collection_id != collection.pk:
-        judged = task.collection.name if task.collection else ""
+    try:
+        found, created = task_for_import(
+            campaign_name=campaign_name, task=task, kind=kind, create=create, collection=collection
+        )
+    except TaskNameError as error:
+        raise ImportFileError(path, None, str(error)) from None
+    if found.kind != RetrievalTask.Kind.DOCUMENT:
+        raise ImportFileError(path, None, f"task {found.name!r} is a {found.kind} task")
+    if found.collection_id != collection.pk:
+        judged = found.collection.name if found.collection else ""
         raise ImportFileError(
             path,
             None,
-            f"the document task of {campaign_name!r} judges collection {judged!r}, "
-            f"not {collection_name!r}",
+            f"the document task {found.name!r} of {campaign_name!r} judges collection "
+            f"{judged!r}, not {collection_name!r}",
         )
-    return task
+    return found, created
 
 
 def _wanted(topic: QueryTopic, stored: Topic | None) -> dict[str, Any]:
@@ -77,10 +79,12 @@ def document_topics_import(
     path: str | Path,
     campaign_name: str,
     collection_name: str | None,
+    task: str = RetrievalTask.Kind.DOCUMENT,
+    kind: str | None = None,
     file_format: TopicFormat = "auto",
     create: bool = True,
-) -> tuple[int, int, int]:
-    """Import a document task's topic file; (created, updated, unchanged).
+) -> tuple[int, int, int, RetrievalTask, bool]:
+    """Import a document task's topic file; (created, updated, unchanged, task, task created).
 
     The whole file is read and checked first, then written in one transaction: a bad file (or a
     missing collection) leaves nothing behind."""
@@ -88,19 +92,25 @@ def document_topics_import(
     created: list[Topic] = []
     updated: list[Topic] = []
     with transaction.atomic():
-        task = _document_task(
-            path=path, campaign_name=campaign_name, collection_name=collection_name, create=create
+        found, task_created = _document_task(
+            path=path,
+            campaign_name=campaign_name,
+            task=task,
+            kind=kind,
+            collection_name=collection_name,
+            create=create,
         )
-        stored = {t.number: t for t in Topic.objects.filter(task=task)}
+        stored = {t.number: t for t in Topic.objects.filter(task=found)}
         for topic in topics:
             have = stored.get(topic.number)
             fields = _wanted(topic, have)
             if have is None:
-                created.append(Topic(task=task, number=topic.number, **fields))
+                created.append(Topic(task=found, number=topic.number, **fields))
             elif any(getattr(have, name) != value for name, value in fields.items()):
                 for name, value in fields.items():
                     setattr(have, name, value)
                 updated.append(have)
         Topic.objects.bulk_create(created, batch_size=_BATCH)
         Topic.objects.bulk_update(updated, list(_FIELDS), batch_size=_BATCH)
-    return len(created), len(updated), len(topics) - len(created) - len(updated)
+    unchanged = len(topics) - len(created) - len(updated)
+    return len(created), len(updated), unchanged, found, task_created

@@ -1,8 +1,8 @@
 """Import topic files into a campaign's task: ARQMath topic XML and, for
 document tasks, TREC topics, TSV and JSONL queries (document_topics_import.py)."""
 
-from collections import defaultdict
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +16,10 @@ from collection.core.formats.topics import (
 )
 from collection.core.formats.trec_topics import TopicFormat
 from collection.core.formats.visual_ids import visual_id_for
+from collection.core.task_names import TaskNameError
 from collection.models import Campaign, RetrievalTask, Topic, TopicFormula
 from collection.services.document_topics_import import document_topics_import
-from collection.services.tasks import task_get_or_create
+from collection.services.tasks import task_for_import, task_kind_named
 
 _FORM_OF_KIND = {
     RetrievalTask.Kind.ANSWER: "answer",
@@ -32,6 +33,10 @@ class TopicsImportReport:
     created: int
     updated: int
     unchanged: int
+    # The task the topics went to, and whether this import created it (not compared: a report
+    # is its counts).
+    task: RetrievalTask | None = field(default=None, compare=False)
+    task_created: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -69,21 +74,13 @@ def _read_formula_files(
     return by_topic
 
 
-def _task(*, path: str | Path, campaign_name: str, task_kind: str, create: bool) -> RetrievalTask:
-    if task_kind not in _FORM_OF_KIND:
-        raise ImportFileError(path, None, f"unknown task kind {task_kind!r}")
-    if create:
-        campaign, _ = Campaign.objects.get_or_create(name=campaign_name)
-        task, _ = task_get_or_create(campaign=campaign, kind=task_kind)
-        return task
+def _task(
+    *, path: str | Path, campaign_name: str, task: str, kind: str | None, create: bool
+) -> tuple[RetrievalTask, bool]:
     try:
-        return RetrievalTask.objects.select_related("campaign").get(
-            campaign__name=campaign_name, kind=task_kind
-        )
-    except RetrievalTask.DoesNotExist:
-        raise ImportFileError(
-            path, None, f"campaign {campaign_name!r} has no {task_kind} task (create=False)"
-        ) from None
+        return task_for_import(campaign_name=campaign_name, task=task, kind=kind, create=create)
+    except TaskNameError as error:
+        raise ImportFileError(path, None, str(error)) from None
 
 
 def _read_topics(path: str | Path, task_kind: str) -> list[TopicRecord]:
@@ -164,12 +161,15 @@ def _save_topic(
 
 def _link_formula_topics(campaign: Campaign) -> None:
     """Point each formula topic at the answer topic of the same question (same thread)."""
-    answers = {
-        t.thread_id: t
-        for t in Topic.objects.filter(
+    asked = list(
+        Topic.objects.filter(
             task__campaign=campaign, task__kind=RetrievalTask.Kind.ANSWER, thread_id__isnull=False
         )
-    }
+    )
+    # Two answer tasks asking the same question: which one a formula topic derives from is not
+    # known, so it is left unlinked rather than linked at random.
+    times = Counter(t.thread_id for t in asked)
+    answers = {t.thread_id: t for t in asked if times[t.thread_id] == 1}
     if not answers:
         return
     for topic in Topic.objects.filter(
@@ -186,7 +186,8 @@ def topics_import(
     *,
     path: str | Path,
     campaign_name: str,
-    task_kind: str,
+    task: str,
+    kind: str | None = None,
     formulas_latex: str | Path | None = None,
     formulas_slt: str | Path | None = None,
     create: bool = True,
@@ -195,6 +196,8 @@ def topics_import(
 ) -> TopicsImportReport:
     """Import an ARQMath topic file (Task 1 or Task 2 form) into the campaign's task.
 
+    ``task`` names the task (its name, or the kind of the campaign's only task of that kind);
+    with ``kind``, a task of that name is created when missing (services.tasks.task_for_import).
     A ``document`` task takes a TREC topic file, a TSV or a JSONL query file instead
     (``file_format``, default: detected), and ``collection_name`` names the document collection
     it judges (document_topics_import).
@@ -205,17 +208,23 @@ def topics_import(
     (LaTeX, SLT, visual id) and its thread id. The file is read and checked before anything is
     written, and written in one transaction: a bad file leaves nothing behind.
     """
+    try:
+        task_kind = task_kind_named(campaign_name=campaign_name, task=task, kind=kind)
+    except TaskNameError as error:
+        raise ImportFileError(path, None, str(error)) from None
     if task_kind == RetrievalTask.Kind.DOCUMENT:
         if formulas_latex or formulas_slt:
             raise ImportFileError(path, None, "topic formula files belong to ARQMath tasks")
-        created, updated, unchanged = document_topics_import(
+        created, updated, unchanged, found, task_created = document_topics_import(
             path=path,
             campaign_name=campaign_name,
+            task=task,
+            kind=kind,
             collection_name=collection_name,
             file_format=file_format,
             create=create,
         )
-        return TopicsImportReport(created, updated, unchanged)
+        return TopicsImportReport(created, updated, unchanged, found, task_created)
     if collection_name or file_format != "auto":
         raise ImportFileError(
             path, None, f"a {task_kind} task takes ARQMath topic XML: no collection or format"
@@ -224,10 +233,14 @@ def topics_import(
     known = _read_formula_files(formulas_latex, formulas_slt)
     counts = {"created": 0, "updated": 0, "unchanged": 0}
     with transaction.atomic():
-        task = _task(path=path, campaign_name=campaign_name, task_kind=task_kind, create=create)
-        stored = {t.number: t for t in Topic.objects.filter(task=task).prefetch_related("formulas")}
+        found, task_created = _task(
+            path=path, campaign_name=campaign_name, task=task, kind=kind, create=create
+        )
+        stored = {
+            t.number: t for t in Topic.objects.filter(task=found).prefetch_related("formulas")
+        }
         for record in records:
             entry = known.get(_topic_key(record.number))
-            counts[_save_topic(task, record, entry, stored.get(record.number))] += 1
-        _link_formula_topics(task.campaign)
-    return TopicsImportReport(**counts)
+            counts[_save_topic(found, record, entry, stored.get(record.number))] += 1
+        _link_formula_topics(found.campaign)
+    return TopicsImportReport(**counts, task=found, task_created=task_created)

@@ -12,6 +12,7 @@ from django.db.models import Q, QuerySet
 from assessment.models import Adjudication, Assignment, Judgment, MachineJudge
 from assessment.selectors.handover import counted_judgments
 from collection.models import Formula, RetrievalTask
+from collection.selectors import answer_task_of
 from evaluation.access import results_visible_to
 from evaluation.core.answers import answer_id
 from evaluation.core.measures import RankedRow, RunRow
@@ -48,8 +49,8 @@ VISUAL_ID_CHUNK = 20_000
 
 def pool_task_of(task: RetrievalTask) -> RetrievalTask:
     """Open-QA answers are pooled and judged in the answer task's topics (docs/pooling.md)."""
-    if task.kind == RetrievalTask.Kind.OPENQA and task.answer_task_id:
-        return task.answer_task  # type: ignore[return-value]
+    if task.kind == RetrievalTask.Kind.OPENQA:
+        return answer_task_of(task) or task
     return task
 
 
@@ -333,7 +334,7 @@ def runs_not_scored(task: RetrievalTask, qrels: QrelsVersion, *, user: Any) -> l
 def tasks_with_results(user: Any) -> QuerySet[RetrievalTask]:
     """Every task for organizers; for anybody else the tasks with results they may see."""
     tasks = RetrievalTask.objects.select_related("campaign", "publication__qrels").order_by(
-        "campaign__name", "kind"
+        "campaign__name", "kind", "name"
     )
     if is_organizer(user):
         return tasks

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from collection.models import RetrievalTask
+from collection.selectors import answer_task_of
 from evaluation.core.measures import Average, RunScores
 from evaluation.core.qrels import qrels_grades, qrels_parse
 from evaluation.core.reports import TOPIC_SET
@@ -186,7 +187,7 @@ def _evaluate(job: EvaluationJob) -> None:
 def _topic_set(task: RetrievalTask, grades: dict[str, dict[str, int]]) -> tuple[list[str], str]:
     """Open QA: the topics its means are over, and a note naming them. ARQMath-3 averaged
     Task 3 over every topic its answer task's qrels assessed, not only those with an answer."""
-    official = official_topics(task.answer_task)
+    official = official_topics(answer_task_of(task))
     if official is None:
         return sorted(grades), (
             f"{TOPIC_SET}{len(grades)} topics of this task's qrels (its answer task has no "

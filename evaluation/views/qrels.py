@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from collection.access import task_for
 from collection.models import RetrievalTask
+from collection.selectors import answer_task_of
 from evaluation import selectors
 from evaluation.core.official import (
     MAX_MEASURES,
@@ -249,7 +250,7 @@ def qrels_download(request: HttpRequest, version_id: int) -> HttpResponse:
         version.content, content_type="text/tab-separated-values; charset=utf-8"
     )
     task = version.task
-    name = f"{task.campaign.name}-{task.kind}-qrels-{version.level}-{version.checksum[:8]}.tsv"
+    name = f"{task.campaign.name}-{task.name}-qrels-{version.level}-{version.checksum[:8]}.tsv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response["X-Qrels-Checksum"] = version.checksum
     return response
@@ -276,7 +277,7 @@ def _topic_set_text(task: RetrievalTask) -> str:
     """Open QA: which topics its means are over (its answer task's official ones)."""
     if task.kind != RetrievalTask.Kind.OPENQA:
         return ""
-    official = selectors.official_topics(task.answer_task)
+    official = selectors.official_topics(answer_task_of(task))
     if official is None:
         return (
             "Means are over this task's qrels topics until its answer task has official qrels; "

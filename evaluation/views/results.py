@@ -203,6 +203,6 @@ def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpRespon
     )
     content_type, suffix = DOWNLOADS[fmt]
     response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
-    name = f"{task.campaign.name}-{task.kind}-results-{qrels.checksum[:8]}.{suffix}"
+    name = f"{task.campaign.name}-{task.name}-results-{qrels.checksum[:8]}.{suffix}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -6,7 +6,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from collection.core.task_names import TaskNameError
 from collection.models import RetrievalTask
+from collection.services.tasks import task_named
 from kernel.access import is_organizer
 from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run
 from pooling.services.runs import ORGANIZER_FIELDS
@@ -16,8 +18,13 @@ class RunUploadSerializer(serializers.Serializer):
     """Multipart upload: the file and the run's metadata (ARQMath's submission form)."""
 
     file = serializers.FileField(help_text="The run file (TSV/TREC, optionally gzip).")
-    task = serializers.PrimaryKeyRelatedField(
-        queryset=RetrievalTask.objects.select_related("campaign")
+    task = serializers.CharField(
+        max_length=100,
+        help_text="The task: its id, or its name (with campaign). A kind (answer, task1, "
+        "document, …) names the campaign's only task of that kind.",
+    )
+    campaign = serializers.CharField(
+        required=False, max_length=100, help_text="Campaign name; needed when task is a name."
     )
     team = serializers.CharField(
         required=False, help_text="Team name; needed only by members of several teams and staff."
@@ -36,7 +43,11 @@ class RunUploadSerializer(serializers.Serializer):
     pool_as_primary = serializers.BooleanField(required=False)
     depth_override = serializers.IntegerField(required=False, min_value=1, max_value=1000)
 
+    def validate_task(self, value: str) -> str:
+        return value.strip()
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs["task"] = self._task(attrs["task"], attrs.get("campaign"))
         request = self.context["request"]
         sent = [name for name in ORGANIZER_FIELDS if name in self.initial_data]
         if sent and not is_organizer(request.user):
@@ -45,10 +56,31 @@ class RunUploadSerializer(serializers.Serializer):
             )
         return attrs
 
+    @staticmethod
+    def _task(wanted: str, campaign: str | None) -> RetrievalTask:
+        if wanted.isdigit():
+            found = (
+                RetrievalTask.objects.select_related("campaign").filter(pk=int(wanted)).first()
+                if len(wanted) < 12
+                else None
+            )
+            if found is None or (campaign and found.campaign.name != campaign):
+                raise serializers.ValidationError({"task": f"no task with id {wanted[:20]}"})
+            return found
+        if not campaign:
+            raise serializers.ValidationError(
+                {"campaign": "name the campaign when the task is given by name"}
+            )
+        try:
+            return task_named(campaign, wanted)
+        except TaskNameError as error:
+            raise serializers.ValidationError({"task": str(error)}) from None
+
 
 class RunSerializer(serializers.ModelSerializer):
     team = serializers.CharField(source="team.name", read_only=True)
     campaign = serializers.CharField(source="task.campaign.name", read_only=True)
+    task_name = serializers.CharField(source="task.name", read_only=True)
     task_kind = serializers.CharField(source="task.kind", read_only=True)
     uploaded_by = serializers.CharField(
         source="uploaded_by.get_username", read_only=True, default=None
@@ -60,6 +92,7 @@ class RunSerializer(serializers.ModelSerializer):
             "id",
             "campaign",
             "task",
+            "task_name",
             "task_kind",
             "team",
             "tag",

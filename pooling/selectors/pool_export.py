@@ -26,7 +26,7 @@ from collection.models import RetrievalTask, Topic
 from kernel.core.spreadsheet import safe_cell
 from pooling.models import Hit, PoolItem, Run
 from pooling.selectors.joined_text import JoinedText
-from pooling.selectors.pool_inputs import pooled_task
+from pooling.selectors.pool_inputs import openqa_tasks_joining, pooled_task
 
 HITS_HEADER = ("topic", "key", "post_id", "formula_id", "display_order", "vote", "runs")
 ANNOTATED_HEADER = ("topic", "key", "team", "run", "rank")
@@ -65,9 +65,7 @@ class _RunLabels(dict[str, _RunLabel]):
 
 def _run_labels(target: RetrievalTask) -> _RunLabels:
     """The labels of every run that may contribute to ``target``'s pools."""
-    runs = Run.objects.filter(
-        Q(task=target) | Q(task__campaign_id=target.campaign_id, task__kind="openqa")
-    )
+    runs = Run.objects.filter(Q(task=target) | Q(task__in=openqa_tasks_joining(target)))
     return _RunLabels(
         (str(pk), _RunLabel((team, tag), f"{team}/{tag}:", f"{_cell(team)}\t{_cell(tag)}"))
         for pk, team, tag in runs.values_list("id", "team__name", "tag")

@@ -19,6 +19,7 @@ from django.db import connection
 from django.db.models import Q
 
 from collection.models import Document, Formula, RetrievalTask, Topic
+from collection.selectors import answer_task_of
 from pooling.core.algorithms import (
     AnswerRow,
     DocumentRow,
@@ -39,9 +40,26 @@ def pooling_target(task: RetrievalTask) -> RetrievalTask:
     """The task whose pools a build of ``task`` writes: open QA joins its answer task's pools."""
     if task.kind != RetrievalTask.Kind.OPENQA:
         return task
-    if task.answer_task_id:
-        return RetrievalTask.objects.get(pk=task.answer_task_id)
-    return RetrievalTask.objects.get(campaign_id=task.campaign_id, kind=RetrievalTask.Kind.ANSWER)
+    target = answer_task_of(task)
+    if target is None:
+        raise RetrievalTask.DoesNotExist(f"{task} names no answer task")
+    return target
+
+
+def openqa_tasks_joining(target: RetrievalTask) -> list[RetrievalTask]:
+    """The open-QA tasks whose answers join the pools of the answer task ``target``."""
+    candidates = RetrievalTask.objects.select_related("answer_task").filter(
+        Q(answer_task__isnull=True) | Q(answer_task=target),
+        campaign_id=target.campaign_id,
+        kind=RetrievalTask.Kind.OPENQA,
+    )
+    return [task for task in candidates if pooling_target_id(task) == target.pk]
+
+
+def pooling_target_id(task: RetrievalTask) -> int | None:
+    """The pk of ``pooling_target(task)``, None when an open-QA task names no answer task."""
+    found = answer_task_of(task) if task.kind == RetrievalTask.Kind.OPENQA else task
+    return found.pk if found is not None else None
 
 
 def pooled_task(task: RetrievalTask) -> RetrievalTask:
@@ -91,12 +109,7 @@ def pooled_runs(target: RetrievalTask) -> PooledRuns:
     openqa: list[tuple[int, int]] = []  # (run, version)
     if target.kind == RetrievalTask.Kind.ANSWER:
         openqa = list(
-            Run.objects.filter(
-                Q(task__answer_task__isnull=True) | Q(task__answer_task=target),
-                task__campaign_id=target.campaign_id,
-                task__kind=RetrievalTask.Kind.OPENQA,
-                status=Run.Status.ACCEPTED,
-            )
+            Run.objects.filter(task__in=openqa_tasks_joining(target), status=Run.Status.ACCEPTED)
             .order_by("id")
             .values_list("id", "version")
         )

@@ -203,7 +203,9 @@ def build_status(build: PoolBuild | None) -> dict[str, Any]:
 
 def pooled_tasks() -> Iterator[tuple[RetrievalTask, PoolBuild | None, int]]:
     """Every task with its latest build and the number of pool items its topics hold."""
-    tasks = RetrievalTask.objects.select_related("campaign").order_by("campaign__name", "kind")
+    tasks = RetrievalTask.objects.select_related("campaign").order_by(
+        "campaign__name", "kind", "name"
+    )
     items = dict(
         PoolItem.objects.values("topic__task_id")
         .annotate(n=Count("id"))

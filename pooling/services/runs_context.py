@@ -12,6 +12,7 @@ from typing import TypeVar
 from django.db import connection
 
 from collection.models import Document, Formula, Post, RetrievalTask, Topic
+from collection.selectors import answer_task_of
 from pooling.core.formats import RunContext
 from pooling.core.formats.model import DocnoLookup
 
@@ -25,8 +26,9 @@ def task_topic_ids(task: RetrievalTask) -> dict[str, int]:
     An open-QA task without topics of its own answers its answer task's topics (ARQMath-3
     Task 3 used Task 1's topics, A.301-A.400)."""
     topics = dict(Topic.objects.filter(task=task).values_list("number", "id"))
-    if not topics and task.kind == RetrievalTask.Kind.OPENQA and task.answer_task_id:
-        topics = dict(Topic.objects.filter(task_id=task.answer_task_id).values_list("number", "id"))
+    answers = answer_task_of(task) if not topics else None
+    if answers is not None:
+        topics = dict(Topic.objects.filter(task=answers).values_list("number", "id"))
     return topics
 
 

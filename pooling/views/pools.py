@@ -82,6 +82,6 @@ def pool_export(request: HttpRequest, task_id: int, kind: str) -> StreamingHttpR
     response = StreamingHttpResponse(
         cached_pool_export(task, kind), content_type="text/tab-separated-values; charset=utf-8"
     )
-    name = f"{task.campaign.name}-{task.kind}-pool-{kind}.tsv".replace(" ", "_")
+    name = f"{task.campaign.name}-{task.name}-pool-{kind}.tsv".replace(" ", "_")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -51,6 +51,8 @@ class RunUploadForm(forms.Form):
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["task"].queryset = tasks_open_to(user)  # type: ignore[attr-defined]
+        # A campaign may hold several tasks of one kind: the name tells them apart.
+        self.fields["task"].label_from_instance = _task_label  # type: ignore[attr-defined]
         self.fields["team"].queryset = teams_of(user)  # type: ignore[attr-defined]
 
     def document_task_ids(self) -> str:
@@ -61,6 +63,10 @@ class RunUploadForm(forms.Form):
 
     def clean_declared_data(self) -> str:
         return self.cleaned_data.get("declared_data") or Run.DeclaredData.BOTH
+
+
+def _task_label(task: RetrievalTask) -> str:
+    return f"{task.campaign.name} · {task.name} ({task.kind})"
 
 
 def _wants_json(request: HttpRequest) -> bool:

@@ -36,6 +36,7 @@ class RetrievalTaskFactory(factory.django.DjangoModelFactory[RetrievalTask]):
 
     campaign = factory.SubFactory(CampaignFactory)
     kind = RetrievalTask.Kind.ANSWER
+    name = factory.LazyAttribute(lambda task: str(task.kind))
 
 
 class TopicFactory(factory.django.DjangoModelFactory[Topic]):

@@ -19,7 +19,7 @@ def import_year(data: Path, year: str, task: str, kind: str, **extra: object) ->
     return topics_import(
         path=folder / f"{task}-topics.xml",
         campaign_name=f"ARQMath {year}",
-        task_kind=kind,
+        task=kind,
         formulas_latex=folder / "topic-formulas-latex.tsv",
         formulas_slt=folder / "topic-formulas-slt.tsv",
         **extra,  # type: ignore[arg-type]
@@ -88,7 +88,7 @@ def test_changed_topic_is_updated_not_duplicated_when_reimported(
     shutil.copy(original, changed)
     text = changed.read_text(encoding="utf-8")
     changed.write_text(text.replace("<Tags>linear-algebra,matrices,", "<Tags>norms,", 1))
-    report = topics_import(path=changed, campaign_name="ARQMath 2022", task_kind="answer")
+    report = topics_import(path=changed, campaign_name="ARQMath 2022", task="answer")
     assert report == TopicsImportReport(created=0, updated=1, unchanged=99)
     topic = Topic.objects.get(number="A.301")
     assert topic.id == first_id
@@ -121,7 +121,7 @@ def test_unknown_topic_form_stores_nothing_when_one_topic_is_broken(
     head, _, tail = text.rpartition("<Question>")
     broken.write_text(head + "<Body>" + tail.replace("</Question>", "</Body>", 1))
     with pytest.raises(ImportFileError, match=r"task1-topics.xml line \d+: unknown topic form"):
-        topics_import(path=broken, campaign_name="C", task_kind="answer")
+        topics_import(path=broken, campaign_name="C", task="answer")
     assert not Topic.objects.exists()
 
 
@@ -129,7 +129,7 @@ def test_import_fails_when_told_not_to_create_a_missing_campaign(arqmath_data: P
     with pytest.raises(ImportFileError, match="has no answer task"):
         import_year(arqmath_data, "2022", "task1", "answer", create=False)
     task = RetrievalTask.objects.create(
-        campaign=Campaign.objects.create(name="ARQMath 2022"), kind="answer"
+        campaign=Campaign.objects.create(name="ARQMath 2022"), kind="answer", name="answer"
     )
     import_year(arqmath_data, "2022", "task1", "answer", create=False)
     assert task.topics.count() == 100
@@ -160,7 +160,7 @@ def test_openqa_task_takes_the_answer_topics_when_given_the_2022_task1_file(
     report = topics_import(
         path=arqmath_data / "topics" / "2022" / "task1-topics.xml",
         campaign_name="ARQMath-3",
-        task_kind="openqa",
+        task="openqa",
     )
     assert report == TopicsImportReport(created=100, updated=0, unchanged=0)
     assert RetrievalTask.objects.get(kind="openqa").topics.filter(number="A.400").exists()

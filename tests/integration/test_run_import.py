@@ -34,7 +34,7 @@ def load_2020_topics(arqmath_data: Path) -> RetrievalTask:
         for number in re.findall(r'<Topic number="(A\.\d+)"', path.read_text()):
             TopicFactory.create(task=task, number=number)
         return task
-    topics_import(path=path, campaign_name="ARQMath-1", task_kind="answer")
+    topics_import(path=path, campaign_name="ARQMath-1", task="answer")
     return RetrievalTask.objects.get(campaign__name="ARQMath-1", kind="answer")
 
 

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from assessment.core.judge_grades import FORMATS
 from assessment.services.machine_judges import MachineJudgeError, machine_judge_import
-from collection.management.task_lookup import find_task
+from collection.management.task_lookup import TASK_HELP, find_task
 
 
 class Command(BaseCommand):
@@ -26,7 +26,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("path", type=Path, metavar="FILE")
         parser.add_argument("--campaign", required=True)
-        parser.add_argument("--task", required=True, help="the task's kind (answer, formula, …)")
+        parser.add_argument("--task", required=True, help=TASK_HELP)
         parser.add_argument("--name", required=True, help="the judge's name, e.g. gpt-judge")
         parser.add_argument("--format", choices=FORMATS, default="auto", dest="file_format")
         parser.add_argument(

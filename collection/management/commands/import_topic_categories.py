@@ -9,8 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from collection.core.formats.errors import ImportFileError
-from collection.management.task_lookup import find_task
-from collection.models import RetrievalTask
+from collection.management.task_lookup import TASK_HELP, find_task
 from collection.services.topic_categories_import import topic_categories_import
 
 
@@ -23,7 +22,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("path", type=Path, metavar="FILE")
         parser.add_argument("--campaign", required=True)
-        parser.add_argument("--task", required=True, choices=RetrievalTask.Kind.values)
+        parser.add_argument("--task", required=True, help=TASK_HELP)
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["path"]

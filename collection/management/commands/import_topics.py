@@ -1,5 +1,10 @@
-"""``manage.py import_topics PATH --campaign NAME --task answer|formula|openqa`` (ARQMath XML) or
-``--task document --collection NAME [--format auto|trec|tsv|jsonl]`` (TREC topics, TSV, JSONL)."""
+"""``manage.py import_topics PATH --campaign NAME --task TASK [--kind KIND]``: ARQMath XML into an
+answer, formula or openqa task, or TREC topics, TSV, JSONL into a document task
+(``--collection NAME [--format auto|trec|tsv|jsonl]``).
+
+``--task`` is the task's name, or a kind (answer|formula|openqa|document, task1..task3) when the
+campaign has one task of that kind (created under the kind's name when it has none). With
+``--kind``, ``--task`` is a name: that task, or a new task of that kind."""
 
 from typing import Any
 
@@ -23,7 +28,17 @@ class Command(BaseCommand):
             "path", help="topic file, e.g. task2-topics.xml or topics.301-350 (gzip accepted)"
         )
         parser.add_argument("--campaign", required=True, help='campaign name, e.g. "ARQMath-3"')
-        parser.add_argument("--task", required=True, choices=RetrievalTask.Kind.values)
+        parser.add_argument(
+            "--task",
+            required=True,
+            help="the task's name (e.g. task1, covid-docs), or its kind (answer|formula|openqa|"
+            "document, task1..task3) when the campaign has one task of that kind",
+        )
+        parser.add_argument(
+            "--kind",
+            choices=RetrievalTask.Kind.values,
+            help="create the task named by --task with this kind when the campaign has none",
+        )
         parser.add_argument(
             "--collection", help="document tasks: the document collection judged (must exist)"
         )
@@ -42,15 +57,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        kind = options["task"]
-        existed = RetrievalTask.objects.filter(
-            campaign__name=options["campaign"], kind=kind
-        ).exists()
         try:
             report = topics_import(
                 path=options["path"],
                 campaign_name=options["campaign"],
-                task_kind=options["task"],
+                task=options["task"],
+                kind=options["kind"],
                 formulas_latex=options["formulas_latex"],
                 formulas_slt=options["formulas_slt"],
                 create=not options["no_create"],
@@ -65,8 +77,10 @@ class Command(BaseCommand):
                 f"{report.unchanged} unchanged"
             )
         )
-        if not existed and kind in KIND_DEFAULTS:
+        task = report.task
+        if task is not None and report.task_created and task.kind in KIND_DEFAULTS:
             self.stdout.write(
-                f"Created the {kind} task of {options['campaign']} with its kind's defaults: "
-                f"{defaults_summary(kind)}. Change them in the admin (Retrieval tasks)."
+                f"Created the {task.kind} task of {options['campaign']} with its kind's defaults: "
+                f"{defaults_summary(task.kind)}. Its name is {task.name!r} (--task {task.name}). "
+                "Change them in the admin (Retrieval tasks)."
             )

@@ -7,8 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from collection.management.task_lookup import find_task
-from collection.models import RetrievalTask
+from collection.management.task_lookup import TASK_HELP, find_task
 from evaluation.services import QrelsExportError, QrelsIncompleteError, qrels_export, qrels_policy
 
 
@@ -21,7 +20,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True, help="campaign name")
-        parser.add_argument("--task", required=True, choices=[k.value for k in RetrievalTask.Kind])
+        parser.add_argument("--task", required=True, help=TASK_HELP)
         parser.add_argument("--out", help="file to write (default: standard output)")
         parser.add_argument(
             "--min-relevant",

@@ -8,8 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from collection.management.task_lookup import find_task
-from collection.models import RetrievalTask
+from collection.management.task_lookup import TASK_HELP, find_task
 from evaluation.models import QrelsVersion
 from evaluation.services import PublicationError, results_publish, results_withdraw
 from kernel.access import is_organizer
@@ -23,7 +22,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True, help="campaign name")
-        parser.add_argument("--task", required=True, choices=[k.value for k in RetrievalTask.Kind])
+        parser.add_argument("--task", required=True, help=TASK_HELP)
         parser.add_argument(
             "--qrels", type=int, metavar="VERSION_ID", help="the official qrels version"
         )

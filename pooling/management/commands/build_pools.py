@@ -6,8 +6,7 @@ from typing import Any, TextIO, cast
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from collection.management.task_lookup import find_task
-from collection.models import RetrievalTask
+from collection.management.task_lookup import TASK_HELP, find_task
 from pooling.services.pools import PoolBuildError, pool_build
 
 
@@ -16,9 +15,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True, help="Campaign name, e.g. ARQMath-3")
-        parser.add_argument(
-            "--task", required=True, choices=[kind.value for kind in RetrievalTask.Kind]
-        )
+        parser.add_argument("--task", required=True, help=TASK_HELP)
         parser.add_argument("--seed", type=int, default=None, help="Default: the task's seed")
         parser.add_argument(
             "--full",

@@ -5,8 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from collection.management.task_lookup import find_task
-from collection.models import RetrievalTask
+from collection.management.task_lookup import TASK_HELP, find_task
 from pooling.selectors.pool_export import EXPORT_KINDS, pool_export_lines
 
 
@@ -15,9 +14,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True)
-        parser.add_argument(
-            "--task", required=True, choices=[kind.value for kind in RetrievalTask.Kind]
-        )
+        parser.add_argument("--task", required=True, help=TASK_HELP)
         parser.add_argument("--out", required=True, type=Path, help="File to write ('-': stdout)")
         parser.add_argument("--kind", choices=EXPORT_KINDS, default="hits")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from collection.management.task_lookup import find_task
+from collection.management.task_lookup import TASK_HELP, find_task
 from collection.models import RetrievalTask
 from pooling.models import Run
 from pooling.services.runs import (
@@ -67,9 +67,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("path", type=Path)
         parser.add_argument("--campaign", required=True)
-        parser.add_argument(
-            "--task", required=True, help="answer|formula|openqa|document or task1..3"
-        )
+        parser.add_argument("--task", required=True, help=TASK_HELP)
         parser.add_argument("--team", required=True, help="created when missing")
         parser.add_argument("--tag", required=True)
         parser.add_argument("--role", required=True, choices=Run.Role.values)

@@ -16,7 +16,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from collection.management.task_lookup import TASK_NAMES, find_task
+from collection.core.task_names import KIND_SPELLINGS
+from collection.management.task_lookup import TASK_HELP, find_task
 from pooling.management.commands.import_run import import_one
 from pooling.models import Run
 
@@ -42,7 +43,7 @@ def parse_run_file_name(name: str) -> RunFileName | None:
     team, task, *tag, mode, data, role = parts
     roles = {"P": Run.Role.PRIMARY, "A": Run.Role.ALTERNATE}
     if (
-        task.lower() not in TASK_NAMES
+        task.lower() not in KIND_SPELLINGS
         or mode.lower() not in ("auto", "manual")
         or data.lower() not in Run.DeclaredData.values
         or role.upper() not in roles
@@ -50,7 +51,7 @@ def parse_run_file_name(name: str) -> RunFileName | None:
         return None
     return RunFileName(
         team=team,
-        task=TASK_NAMES[task.lower()],
+        task=KIND_SPELLINGS[task.lower()],
         tag="-".join(tag),
         is_manual=mode.lower() == "manual",
         declared_data=data.lower(),
@@ -64,9 +65,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("folder", type=Path)
         parser.add_argument("--campaign", required=True)
-        parser.add_argument(
-            "--task", required=True, help="answer|formula|openqa|document or task1..3"
-        )
+        parser.add_argument("--task", required=True, help=TASK_HELP)
         parser.add_argument("--ignore-deadline", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('collection', '0009_task_pool_comment_formulas'),
+        ('collection', '0010_task_name'),
     ]
 
     operations = [
