@@ -7,7 +7,10 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
 
 from assessment.models import Assignment, GoldGrade, TrainingRound
 from assessment.services.judging import judgment_submit
@@ -201,10 +204,6 @@ def test_a_formula_task_cannot_train_from_visual_id_qrels(tmp_path: Path) -> Non
 
 
 def test_the_training_page_creates_an_archive_round_and_names_what_is_wrong() -> None:
-    from django.core.files.uploadedfile import SimpleUploadedFile
-    from django.test import Client
-    from django.urls import reverse
-
     document = DocumentFactory.create()
     live = RetrievalTaskFactory.create(
         campaign__name="Web", kind="document", collection=document.collection
@@ -239,4 +238,5 @@ def test_the_training_page_creates_an_archive_round_and_names_what_is_wrong() ->
     )
     assert "This is the training archive of" in page.content.decode()  # type: ignore[attr-defined]
     live_page = client.get(reverse("assessment:organize_training", args=[live.pk])).content
-    assert b"earlier" in live_page and b"the training archive" in live_page
+    assert b"earlier" in live_page
+    assert b"the training archive" in live_page
