@@ -112,6 +112,7 @@ class AssignmentScale(NamedTuple):
     scale: GradeScale
     version_id: int | None  # the TaskGuidelines row in force, None for the defaults
     topic_id: int | None  # None: no such assignment
+    topic_number: str = ""  # which of the scale's extra questions its hits answer
 
 
 def _assignment_with_guidelines(assignment_id: int) -> QuerySet[Assignment]:
@@ -121,6 +122,7 @@ def _assignment_with_guidelines(assignment_id: int) -> QuerySet[Assignment]:
         .only("pk", "topic_id")
         .annotate(
             task_kind=F("topic__task__kind"),
+            topic_number=F("topic__number"),
             guidelines_id=Subquery(latest.values("pk")[:1]),
             guidelines_scale=Subquery(latest.values("scale")[:1], output_field=JSONField()),
         )
@@ -137,8 +139,11 @@ def guidelines_for_assignment(*, assignment_id: int) -> AssignmentScale:
         return AssignmentScale(default_guidelines("answer").scale, None, None)
     row = rows[0]
     if row.guidelines_id is None:
-        return AssignmentScale(default_guidelines(row.task_kind).scale, None, row.topic_id)
-    return AssignmentScale(scale_from_json(row.guidelines_scale), row.guidelines_id, row.topic_id)
+        scale = default_guidelines(row.task_kind).scale
+        return AssignmentScale(scale, None, row.topic_id, row.topic_number)
+    return AssignmentScale(
+        scale_from_json(row.guidelines_scale), row.guidelines_id, row.topic_id, row.topic_number
+    )
 
 
 # --- Rendering for pages --------------------------------------------------------------------

@@ -1,0 +1,98 @@
+"""The guidelines' extra questions (ARQMath-3's MG and UI) answered beside the grade: stored
+with the judgment and its revisions, idempotent, refused where not asked; over REST too."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from assessment.core.guidelines_defaults import ARQMATH3_QUESTIONS
+from assessment.models import Judgment, JudgmentRevision
+from assessment.services.guidelines import guidelines_questions_set
+from assessment.services.judging import JudgmentInvalid, judgment_submit
+from tests.integration.test_judging_pools import answer_pool, assign
+
+pytestmark = pytest.mark.django_db
+
+
+def asked_pool(*, on_topic: bool = True):  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=2)
+    topics = (pool.topic.number,) if on_topic else ("A.999",)
+    guidelines_questions_set(
+        task=pool.topic.task, questions=[replace(q, topics=topics) for q in ARQMATH3_QUESTIONS]
+    )
+    return pool
+
+
+def test_answers_stored_revised_and_kept_when_left_out() -> None:
+    pool = asked_pool()
+    assignment = assign(pool)
+    hit = pool.hits[0][0]
+    user = assignment.assessor
+    judgment_submit(
+        assignment=assignment, hit=hit, assessor=user, grade=2, answers={"mg": True, "ui": False}
+    )
+    # The same again: no new revision.
+    judgment_submit(
+        assignment=assignment, hit=hit, assessor=user, grade=2, answers={"mg": True, "ui": False}
+    )
+    judgment = Judgment.objects.get(hit=hit)
+    assert (judgment.revision, judgment.answers) == (1, {"mg": True, "ui": False})
+    # A changed answer alone is a new revision; the old one is kept.
+    judgment_submit(
+        assignment=assignment, hit=hit, assessor=user, grade=2, answers={"mg": False, "ui": True}
+    )
+    # A submit without answers (a grade change) keeps the stored answers.
+    judgment_submit(assignment=assignment, hit=hit, assessor=user, grade=3)
+    revisions = list(
+        JudgmentRevision.objects.filter(judgment__hit=hit).values_list("grade", "answers")
+    )
+    assert revisions == [
+        (2, {"mg": True, "ui": False}),
+        (2, {"mg": False, "ui": True}),
+        (3, {"mg": False, "ui": True}),
+    ]
+
+
+def test_answers_refused_where_not_asked_and_nothing_stored() -> None:
+    pool = asked_pool(on_topic=False)
+    assignment = assign(pool)
+    with pytest.raises(JudgmentInvalid, match="question 'mg' is not asked on this topic"):
+        judgment_submit(
+            assignment=assignment,
+            hit=pool.hits[0][0],
+            assessor=assignment.assessor,
+            grade=1,
+            answers={"mg": True},
+        )
+    assert not Judgment.objects.exists()
+
+
+def test_answers_over_rest_with_client_token_idempotent() -> None:
+    pool = asked_pool()
+    assignment = assign(pool)
+    client = APIClient()
+    client.force_authenticate(assignment.assessor)
+    url = reverse("assessment_api:item-judgments", args=[assignment.pk, pool.items[0].pk])
+    hit = pool.hits[0][0].pk
+    body = {
+        "judgments": [{"hit": hit, "grade": 3, "answers": {"mg": False, "ui": True}}],
+        "client_token": "t1",
+    }
+    for _ in range(2):  # a retried request
+        response = client.post(url, body, format="json")
+        assert response.status_code == 200, response.content
+    [out] = response.json()["judgments"]
+    assert out["answers"] == {"mg": False, "ui": True}
+    assert JudgmentRevision.objects.filter(judgment__hit_id=hit).count() == 1
+    bad = client.post(
+        url, {"judgments": [{"hit": hit, "grade": 3, "answers": {"zz": True}}]}, format="json"
+    )
+    assert bad.status_code == 400
+    assert "not asked on this topic" in bad.json()["problems"][str(hit)]
+    items = client.get(reverse("assessment_api:assignment-items", args=[assignment.pk]))
+    first = items.json()["results"][0]["hits"][0]
+    assert first["answers"] == {"mg": False, "ui": True}
