@@ -25,6 +25,7 @@ __all__ = [
     "CurrentGuidelines",
     "GuidelinesVersionRow",
     "RenderedChoice",
+    "RenderedQuestion",
     "guidelines_current",
     "guidelines_for_assignment",
     "guidelines_rendered",
@@ -166,15 +167,44 @@ class RenderedChoice:
 
 
 @dataclass(frozen=True)
+class RenderedQuestion:
+    """An extra question as pages show it, with the topics it is asked on."""
+
+    code: str
+    label: str
+    keys: tuple[str, ...]
+    definition_html: str
+    topics: tuple[str, ...]  # empty: every topic
+
+    @property
+    def key(self) -> str:
+        return self.keys[0] if self.keys else ""
+
+    @property
+    def topics_text(self) -> str:
+        if not self.topics:
+            return "asked on every topic"
+        shown = ", ".join(self.topics[:10])
+        more = f" and {len(self.topics) - 10} more" if len(self.topics) > 10 else ""
+        plural = "s" if len(self.topics) != 1 else ""
+        return f"asked on {len(self.topics)} topic{plural}: {shown}{more}"
+
+
+@dataclass(frozen=True)
 class RenderedGuidelines:
     instructions_html: str
     grades: list[RenderedChoice]
     flags: list[RenderedChoice]
     current: CurrentGuidelines
+    questions: tuple[RenderedQuestion, ...] = ()
 
     @property
     def choices(self) -> list[RenderedChoice]:
         return [*self.grades, *self.flags]
+
+    def questions_on(self, topic: str) -> list[RenderedQuestion]:
+        """The extra questions an assessor of ``topic`` answers for each hit."""
+        return [q for q in self.questions if not q.topics or topic in q.topics]
 
     @property
     def grade_keys(self) -> list[str]:
@@ -205,8 +235,12 @@ def guidelines_rendered(current: CurrentGuidelines) -> RenderedGuidelines:
         RenderedChoice(f.code, f.label, f.keys, markdown_html(f.definition), "flag", is_flag=True)
         for f in scale.flags
     ]
+    questions = tuple(
+        RenderedQuestion(q.code, q.label, q.keys, markdown_html(q.definition), q.topics)
+        for q in scale.questions
+    )
     instructions = markdown_html(current.guidelines.instructions)
-    return RenderedGuidelines(instructions, grades, flags, current)
+    return RenderedGuidelines(instructions, grades, flags, current, questions)
 
 
 # --- Versions --------------------------------------------------------------------------------

@@ -1,0 +1,62 @@
+"""ARQMath-3's extra questions on the judging page, answered by keyboard alone."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+
+from assessment.core.guidelines_defaults import ARQMATH3_QUESTIONS
+from assessment.models import Judgment
+from assessment.services.guidelines import guidelines_questions_set
+from tests.integration.test_judging_pools import answer_pool, assign
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_questions_ticked_by_keys_are_stored_with_the_grade(page, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=3)
+    guidelines_questions_set(
+        task=pool.topic.task,
+        questions=[replace(q, topics=(pool.topic.number,)) for q in ARQMATH3_QUESTIONS],
+    )
+    assignment = assign(pool, "alice")
+    login("alice")
+    page.goto(f"/assess/{assignment.pk}/{pool.items[0].pk}/")
+    first = page.locator(f'.hit[data-hit="{pool.hits[0][0].pk}"]')
+    first.locator("input[data-question=mg]").wait_for()
+    page.keyboard.press("b")  # machine-generated? yes
+    page.keyboard.press("m")
+    assert first.locator("input[data-question=mg]").is_checked()
+    assert not first.locator("input[data-question=ui]").is_checked()
+    assert "not saved yet" in first.locator("[data-state]").inner_text()
+    screenshot("judge-questions-ticked")
+    page.keyboard.press("?")
+    legend = page.locator("#legend")
+    assert "Machine-generated?" in legend.inner_text()
+    screenshot("judge-questions-legend")
+    page.keyboard.press("?")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(rf"/assess/{assignment.pk}/{pool.items[1].pk}/$"))
+
+    page.locator(f'.hit[data-hit="{pool.hits[1][0].pk}"] input[data-question=ui]').wait_for()
+    page.keyboard.press("u")  # unrelated information? yes
+    page.keyboard.press("u")  # ... no: a second press unticks
+    page.keyboard.press("u")
+    page.keyboard.press("0")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(rf"/assess/{assignment.pk}/{pool.items[2].pk}/$"))
+
+    stored = {
+        j.hit_id: (j.grade, j.answers) for j in Judgment.objects.filter(assignment=assignment)
+    }
+    assert stored == {
+        pool.hits[0][0].pk: (2, {"mg": True, "ui": False}),
+        pool.hits[1][0].pk: (0, {"mg": False, "ui": True}),
+    }
+    # Back on the first item, the saved answers are shown ticked.
+    page.goto(f"/assess/{assignment.pk}/{pool.items[0].pk}/")
+    assert page.locator("input[data-question=mg]").is_checked()
+    assert "saved" in page.locator("[data-state]").inner_text()
+    screenshot("judge-questions-saved")
