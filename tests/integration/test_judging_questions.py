@@ -6,13 +6,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from assessment.core.guidelines_defaults import ARQMATH3_QUESTIONS
-from assessment.models import Judgment, JudgmentRevision
+from assessment.core.guidelines import scale_as_json
+from assessment.core.guidelines_defaults import ARQMATH3_QUESTIONS, default_guidelines
+from assessment.models import Judgment, JudgmentRevision, TaskGuidelines
 from assessment.services.guidelines import guidelines_questions_set
 from assessment.services.judging import JudgmentInvalid, judgment_submit
+from tests.factories import UserFactory
+from tests.integration.test_guidelines_pages import form_of
 from tests.integration.test_judging_pools import answer_pool, assign
 
 pytestmark = pytest.mark.django_db
@@ -96,3 +100,47 @@ def test_answers_over_rest_with_client_token_idempotent() -> None:
     items = client.get(reverse("assessment_api:assignment-items", args=[assignment.pk]))
     first = items.json()["results"][0]["hits"][0]
     assert first["answers"] == {"mg": False, "ui": True}
+
+
+def test_organizer_form_asks_questions_on_chosen_topics_and_plain_form_post_answers() -> None:
+    pool = answer_pool(items=2)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(is_staff=True, is_superuser=True))
+    page = reverse("assessment:organize_guidelines", args=[pool.topic.task_id])
+    form = organizer.get(page).content.decode()
+    assert 'name="question-mg-enabled"' in form  # ARQMath-3's questions are offered, off
+    data = form_of(scale_as_json(default_guidelines("answer").scale), relevance_level="2")
+    data.update(
+        {
+            "question-codes": "mg ui",
+            "question-mg-enabled": "1",
+            "question-mg-label": "Machine-generated?",
+            "question-mg-keys": "b",
+            "question-mg-topics": f"{pool.topic.number}, A.77",
+            "question-ui-label": "Unrelated information?",  # not enabled: not asked
+            "question-ui-keys": "u",
+        }
+    )
+    response = organizer.post(page, data)
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    stored = TaskGuidelines.objects.get(task=pool.topic.task).scale["questions"]
+    assert [(q["code"], q["keys"], q["topics"]) for q in stored] == [
+        ("mg", ["b"], [pool.topic.number, "A.77"])
+    ]
+    # Saving the page again keeps the question (it is in the form).
+    assert 'name="question-mg-enabled" value="1" checked' in organizer.get(page).content.decode()
+
+    assignment = assign(pool)
+    assessor = Client()
+    assessor.force_login(assignment.assessor)
+    url = reverse("assessment:judge", args=[assignment.pk, pool.items[0].pk])
+    html = assessor.get(url).content.decode()
+    hit = pool.hits[0][0].pk
+    assert f'name="answer-{hit}-mg"' in html
+    assert f'name="answer-{hit}-ui"' not in html
+    # Without JavaScript: the ticked box is yes, an asked unticked one would be no.
+    posted = assessor.post(
+        url, {f"choice-{hit}": "1", f"asked-{hit}": "mg", f"answer-{hit}-mg": "yes"}
+    )
+    assert posted.status_code == 302
+    assert Judgment.objects.get(hit_id=hit).answers == {"mg": True}
