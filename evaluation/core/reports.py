@@ -77,6 +77,7 @@ def incomplete_note(unjudged: int, pool_items: int | None, rule: str) -> str:
 
 
 TOPIC_SET = "Means over the "  # how an open QA result's note names its topic set
+EXTRA_NOTES = ("LO: ", "MG and UI: ")  # evaluation.core.lexical_overlap, answer_questions
 
 
 def average_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -84,7 +85,9 @@ def average_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     topic set when a result names it (open QA)."""
     notes = [AVERAGE_TEXT[a] for a in sorted({str(r["average"]) for r in rows if "average" in r})]
     topic_sets = {n for r in rows for n in r.get("notes") or [] if n.startswith(TOPIC_SET)}
-    return notes + sorted(topic_sets)
+    # Open QA's extra figures say once how they were computed (the same for every run).
+    extras = {n for r in rows for n in r.get("notes") or [] if n.startswith(EXTRA_NOTES)}
+    return notes + sorted(topic_sets) + sorted(extras)
 
 
 def protocol_notes(

@@ -1,0 +1,28 @@
+"""MG and UI shares per run (ARQMath-3 Task 3), against counts done by hand."""
+
+import pytest
+
+from evaluation.core.answer_questions import question_shares, shares_note
+
+
+def test_shares_over_asked_topics_and_answered_judgments_only() -> None:
+    answers = {"A.1": "qa-1", "A.2": "qa-2", "A.3": "qa-3", "A.4": "qa-4"}
+    marks = {
+        ("A.1", "qa-1"): {"mg": True, "ui": False},
+        ("A.2", "qa-2"): {"mg": False, "ui": True},
+        ("A.3", "qa-3"): {"mg": True},  # judged without the UI question
+        ("A.4", "qa-4"): {"mg": True, "ui": True},  # A.4 is not an asked topic
+        ("A.1", "qa-other"): {"mg": True},  # another run's answer
+    }
+    asked = {"mg": frozenset({"A.1", "A.2", "A.3"}), "ui": frozenset({"A.1", "A.2", "A.3"})}
+    shares = question_shares(answers, marks, asked)
+    # MG: A.1 yes, A.2 no, A.3 yes -> 2 of 3. UI: A.1 no, A.2 yes, A.3 unanswered -> 1 of 2.
+    assert (shares["mg"].marked, shares["mg"].answered) == (2, 3)
+    assert shares["mg"].value == pytest.approx(2 / 3)
+    assert (shares["ui"].marked, shares["ui"].answered) == (1, 2)
+    # Asked on every topic: A.4 counts too.
+    everywhere = question_shares(answers, marks, {"mg": None})
+    assert (everywhere["mg"].marked, everywhere["mg"].answered) == (3, 4)
+    assert question_shares({}, marks, {"mg": None})["mg"].value is None
+    note = shares_note(asked)
+    assert "MG the share marked machine-generated over the 3 topics where it was asked" in note
