@@ -3,6 +3,7 @@
 import pytest
 
 from evaluation.core.answer_questions import question_shares, shares_note
+from evaluation.core.reports import as_csv, as_table
 
 
 def test_shares_over_asked_topics_and_answered_judgments_only() -> None:
@@ -26,3 +27,14 @@ def test_shares_over_asked_topics_and_answered_judgments_only() -> None:
     assert question_shares({}, marks, {"mg": None})["mg"].value is None
     note = shares_note(asked)
     assert "MG the share marked machine-generated over the 3 topics where it was asked" in note
+
+
+def test_tables_show_lo_mg_ui_after_ar_and_p1_only_when_rows_have_them() -> None:
+    row = {"run": "t/r", "file": "r.tsv", "ar": 1.5, "p1": 0.5, "topics": 2, "run_topics": 2}
+    row["judged_at_10"] = 1.0
+    assert "LO" not in as_table([row], "openqa")
+    with_extras = {**row, "lo": 0.25, "mg": 0.5}
+    table = as_table([with_extras], "openqa")
+    assert "LO" in table.splitlines()[0]
+    assert "UI" not in table.splitlines()[0]
+    assert as_csv([with_extras], "openqa").splitlines()[0].startswith("run,file,ar,p1,lo,mg,")
