@@ -123,7 +123,7 @@ def _question_rows(scale: Mapping[str, Any]) -> list[dict[str, Any]]:
     given = scale.get("questions", [])
     asked = [q for q in given if isinstance(q, Mapping)] if isinstance(given, list) else []
     known = {q.code: q for q in ARQMATH3_QUESTIONS}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for entry in [*asked, *(scale_as_json(GradeScale((), (), ARQMATH3_QUESTIONS))["questions"])]:
         code = str(entry.get("code", ""))
         if any(row["code"] == code for row in rows):
