@@ -3,6 +3,8 @@ with the judgment and its revisions, idempotent, refused where not asked; over R
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import replace
 
 import pytest
@@ -144,3 +146,21 @@ def test_organizer_form_asks_questions_on_chosen_topics_and_plain_form_post_answ
     )
     assert posted.status_code == 302
     assert Judgment.objects.get(hit_id=hit).answers == {"mg": True}
+
+
+def test_judgments_csv_has_the_answers() -> None:
+    pool = asked_pool()
+    assignment = assign(pool)
+    judgment_submit(
+        assignment=assignment,
+        hit=pool.hits[0][0],
+        assessor=assignment.assessor,
+        grade=2,
+        answers={"ui": True, "mg": False},
+    )
+    organizer = Client()
+    organizer.force_login(UserFactory.create(is_staff=True, is_superuser=True))
+    url = reverse("assessment:organize_export_judgments", args=[pool.topic.task_id])
+    text = b"".join(organizer.get(url).streaming_content).decode()  # type: ignore[attr-defined]
+    [row] = list(csv.DictReader(io.StringIO(text)))
+    assert row["answers"] == "mg=no ui=yes"
