@@ -20,7 +20,6 @@ default here is a word tokenizer (``word``), and the tokenizer is named with eve
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -33,16 +32,21 @@ TASK1_REFERENCE_MAX_CHARS = 1200
 # "$x^2+1$" gives x, ^, 2, +, 1 and LaTeX commands (\frac) keep their name as a word.
 _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 _TAG = re.compile(r"<[^>]*>")
+_NTH = "\x00"  # joins a token to its occurrence number in a bag; the tokenizers drop it
+
+
+def _plain(text: str) -> str:
+    return _TAG.sub(" ", text).replace(_NTH, " ").lower()
 
 
 def word_tokens(text: str) -> list[str]:
     """Lower-cased words and single symbols; HTML tags dropped (Task 1 answers are HTML)."""
-    return _WORD.findall(_TAG.sub(" ", text).lower())
+    return _WORD.findall(_plain(text))
 
 
 def whitespace_tokens(text: str) -> list[str]:
     """Lower-cased runs of non-space characters (the simplest bag)."""
-    return _TAG.sub(" ", text).lower().split()
+    return _plain(text).split()
 
 
 TOKENIZERS: dict[str, Tokenizer] = {"word": word_tokens, "whitespace": whitespace_tokens}
@@ -57,14 +61,45 @@ def tokenizer_named(name: str) -> Tokenizer:
         raise ValueError(f"unknown tokenizer {name!r} (known: {known})") from None
 
 
-def token_f1(answer: Counter[str], reference: Counter[str]) -> float:
+Bag = frozenset[str]
+
+
+def bag_of(tokens: Iterable[str]) -> Bag:
+    """A bag of tokens as a set: a token seen three times is "t", "t\\x002", "t\\x003". Two bags
+    then share min(count, count') of each token, and the common count is the size of a set
+    intersection of strings (whose hashes Python keeps), computed in C."""
+    seen: dict[str, int] = {}
+    found = []
+    for token in tokens:
+        n = seen[token] = seen.get(token, 0) + 1
+        found.append(token if n == 1 else f"{token}{_NTH}{n}")
+    return frozenset(found)
+
+
+def token_f1(answer: Bag, reference: Bag) -> float:
     """F1 of two bags of tokens (0 when they share none or either is empty)."""
-    common = sum((answer & reference).values())
+    common = len(answer & reference)
     if common == 0:
         return 0.0
-    precision = common / sum(answer.values())
-    recall = common / sum(reference.values())
+    precision = common / len(answer)
+    recall = common / len(reference)
     return 2 * precision * recall / (precision + recall)
+
+
+class Bags:
+    """Texts as bags of tokens, each text tokenized once: one ``Bags`` serves every run of an
+    evaluation, so the references (shared by all runs) are not tokenized again for each."""
+
+    def __init__(self, tokenizer: str = DEFAULT_TOKENIZER) -> None:
+        self.name = tokenizer
+        self._tokens = tokenizer_named(tokenizer)
+        self._found: dict[str, Bag] = {}
+
+    def __call__(self, text: str) -> Bag:
+        found = self._found.get(text)
+        if found is None:
+            found = self._found[text] = bag_of(self._tokens(text))
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,19 +146,15 @@ def lexical_overlap(
     team: int | None,
     topics: Iterable[str] | None = None,
     tokenizer: str = DEFAULT_TOKENIZER,
+    bags: Bags | None = None,
 ) -> LexicalOverlap:
     """LO of one run: ``answers`` topic -> the run's answer text, ``references`` topic -> the
     topic's relevant answers, ``team`` the run's team (its answers are left out). ``topics``:
     what the mean is over (a topic without an answer or without any reference scores 0);
-    default the run's answered topics."""
-    tokens = tokenizer_named(tokenizer)
-    cache: dict[str, Counter[str]] = {}
-
-    def bag(text: str) -> Counter[str]:
-        found = cache.get(text)
-        if found is None:
-            found = cache[text] = Counter(tokens(text))
-        return found
+    default the run's answered topics. ``bags``: a tokenizer with its cache, shared by the
+    runs of one evaluation (its tokenizer then wins over ``tokenizer``)."""
+    bag = bags if bags is not None else Bags(tokenizer)
+    tokenizer = bag.name
 
     over = sorted(set(topics) if topics is not None else set(answers))
     per_topic: dict[str, float] = {}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from evaluation.core.answers import AnswerMap, answer_map_read
 from evaluation.core.formula_ids import read_formula_index
-from evaluation.core.lexical_overlap import DEFAULT_TOKENIZER, Reference, lexical_overlap
+from evaluation.core.lexical_overlap import DEFAULT_TOKENIZER, Bags, Reference, lexical_overlap
 from evaluation.core.measures import (
     Average,
     PrimeEvaluator,
@@ -353,12 +353,11 @@ def _add_lexical_overlap(
             grade = grades.get(topic, {}).get(answer_map.get((tag, topic), ""))
             if grade is not None and ARQMATH_RELEVANCE_LEVEL <= grade <= MAX_GRADE:
                 references.setdefault(topic, []).append(Reference(text, team=team(tag)))
+    bags = Bags(tokenizer)
     for row in found:
         tag = str(row["run"])
         topics = sorted(grades) if row.get("average") == "all" else list(texts[tag])
-        overlap = lexical_overlap(
-            texts[tag], references, team=team(tag), topics=topics, tokenizer=tokenizer
-        )
+        overlap = lexical_overlap(texts[tag], references, team=team(tag), topics=topics, bags=bags)
         row["lo"] = overlap.value
         per_topic = row.get("per_topic")
         if isinstance(per_topic, dict):

@@ -25,7 +25,7 @@ from typing import Protocol
 from collection.models import RetrievalTask
 from evaluation.core.answer_questions import question_shares, shares_note
 from evaluation.core.answers import answer_id
-from evaluation.core.lexical_overlap import Reference, lexical_overlap
+from evaluation.core.lexical_overlap import Bags, Reference, lexical_overlap
 from evaluation.core.measures import (
     MEASURES,
     OPENQA_MEASURES,
@@ -146,6 +146,7 @@ class AnswerExtras:
         self.rows = openqa_answer_rows(task)
         self.task1, self.task1_label = task1_references(task, level=level)
         self.references = self._references(grades, level)
+        self.bags = Bags()  # every run's references tokenized once
 
     @staticmethod
     def best(rows: Sequence[AnswerRow]) -> dict[str, str]:
@@ -177,6 +178,7 @@ class AnswerExtras:
             self.references,
             team=run.team_id,
             topics=over,
+            bags=self.bags,
         )
         result.measures["lo"] = overlap.value
         for topic, value in overlap.per_topic.items():

@@ -1,11 +1,10 @@
 """Lexical Overlap (ARQMath-3 Task 3) against hand-computed token F1."""
 
-from collections import Counter
-
 import pytest
 
 from evaluation.core.lexical_overlap import (
     Reference,
+    bag_of,
     lexical_overlap,
     token_f1,
     usable_task1_answer,
@@ -22,11 +21,11 @@ def test_word_tokens_split_words_and_symbols_and_drop_tags() -> None:
 def test_token_f1_counts_bags() -> None:
     # answer: a a b c (4 tokens); reference: a b b d e (5 tokens).
     # Common as bags: a once, b once -> 2. P = 2/4, R = 2/5, F1 = 2PR/(P+R) = 0.4/0.9 = 4/9.
-    answer = Counter(["a", "a", "b", "c"])
-    reference = Counter(["a", "b", "b", "d", "e"])
+    answer = bag_of(["a", "a", "b", "c"])
+    reference = bag_of(["a", "b", "b", "d", "e"])
     assert token_f1(answer, reference) == pytest.approx(4 / 9)
-    assert token_f1(answer, Counter()) == 0.0
-    assert token_f1(Counter(["x"]), Counter(["y"])) == 0.0
+    assert token_f1(answer, bag_of([])) == 0.0
+    assert token_f1(bag_of(["x"]), bag_of(["y"])) == 0.0
 
 
 def test_lexical_overlap_best_reference_per_topic_mean_over_topics_own_team_left_out() -> None:
