@@ -2,10 +2,10 @@
 native run files (one generated answer per topic) with an answer map and a teams file.
 
 Full size: 100 runs of 20 teams x 100 topics, answers of 180 words (about 1,000 characters;
-the Task 3 format allows 1,200, as ARQMath-3 did; it had 26 Task 3 runs and 78 topics). Every run's answer to a topic
-is a reference of the other teams' runs when it is relevant (a third are), so LO compares
-about 30 reference answers per topic for each run. Target: under 10 s, peak memory under
-300 MB.
+the Task 3 format allows 1,200, as ARQMath-3 did; it had 26 Task 3 runs and 78 topics).
+Every run's answer to a topic is a reference of the other teams' runs when it is relevant (a
+third are), so LO compares about 30 reference answers per topic for each run.
+Target: under 10 s, peak memory under 300 MB.
 
     .venv/bin/python bench/lexical_overlap.py [--small] [--runs N] [--topics N] [--words N]
 """
