@@ -88,6 +88,9 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     first_answer = task.kind == "answer" and any("ar" in row for row in rows)
     # ... and LO, MG and UI beside Task 3's AR and P@1 (not tested for significance).
     extras = OPENQA_EXTRAS if task.kind == "openqa" else []
+    # LO has a value per topic too (MG and UI are shares of a run's answers: none per topic).
+    with_lo = bool(extras) and chosen is not None and "lo" in chosen
+    topic_columns = [*columns, *([("lo", "LO", "LO")] if with_lo else [])]
     for row in rows:
         row["extras"] = [
             (row.get(key), None if key == "lo" else _count(row.get(f"{key}_answers")))
@@ -111,7 +114,8 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "measures_text": _measures_text(task),
         "measure": measure,
         "chosen": chosen,
-        "topics": _topic_rows(chosen, keys),
+        "topics": _topic_rows(chosen, [key for key, _, _ in topic_columns]),
+        "topic_columns": topic_columns,
         "by_category": _by_category(task, qrels, rows, measure),
         "chart": _chart_data(rows, columns, chosen, measure),
         "significance": _significance(job, measure) if staff else [],

@@ -1,4 +1,5 @@
-"""ARQMath-3's extra questions on the judging page, answered by keyboard alone."""
+"""ARQMath-3's extra questions on the judging page, answered by keyboard alone; and the open
+QA results page showing LO, MG and UI."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import pytest
 from assessment.core.guidelines_defaults import ARQMATH3_QUESTIONS
 from assessment.models import Judgment
 from assessment.services.guidelines import guidelines_questions_set
+from tests.factories import UserFactory
 from tests.integration.test_judging_pools import answer_pool, assign
+from tests.integration.test_openqa_extras import build
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -60,3 +63,17 @@ def test_questions_ticked_by_keys_are_stored_with_the_grade(page, login, screens
     assert page.locator("input[data-question=mg]").is_checked()
     assert "saved" in page.locator("[data-state]").inner_text()
     screenshot("judge-questions-saved")
+
+
+def test_open_qa_results_show_lo_mg_ui_beside_ar_and_p1(page, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    openqa, _ = build()
+    UserFactory.create(username="organizer", is_staff=True)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    login("organizer")
+    page.goto(f"/results/{openqa.pk}/")
+    headings = page.locator("table.results-table thead th").all_inner_texts()
+    assert headings[4:9] == ["AR", "P@1", "LO", "MG", "UI"]
+    assert "LO: token F1 (word tokenizer)" in page.inner_text("body")
+    screenshot("results-openqa-extras")
+    assert errors == []

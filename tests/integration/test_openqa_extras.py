@@ -134,3 +134,5 @@ def test_lo_mg_ui_per_run_against_hand_counts_and_shown_on_the_results_page() ->
     assert "0.5000<small" in page  # r1's MG with its count
     assert note in page
     assert "MG and UI: share of each run's answers" in page
+    # r3 is first (best AR); its per-topic table has LO: A.1 against r1's answer, A.2 none.
+    assert f'<td class="num">{f1(3, 5, 4):.4f}</td>' in page
