@@ -11,6 +11,8 @@ figure).
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -65,3 +67,58 @@ def shares_note(asked: Mapping[str, frozenset[str] | None]) -> str:
         + "; ".join(parts)
         + " (answers judged without the question are left out; the count is in brackets)."
     )
+
+
+class JudgmentsFileError(ValueError):
+    """A judgments CSV that cannot be read for MG and UI."""
+
+
+NEEDED = ("topic", "item", "purpose", "updated_at", "answers")
+MAX_PROBLEMS = 20
+
+
+def marks_from_judgments_csv(
+    text: str, *, name: str = "judgments file"
+) -> tuple[dict[tuple[str, str], dict[str, bool]], dict[str, frozenset[str]]]:
+    """The marks (``question_shares``) and the topics each question was asked on, from the
+    judgments CSV the app exports (organizer's task page): per (topic, item), the answers of the
+    judgment that counts, official before dual, the latest first; training judgments are left
+    out. A question counts as asked on a topic where any judgment answered it."""
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [c for c in NEEDED if c not in (reader.fieldnames or [])]
+    if missing:
+        raise JudgmentsFileError(
+            f"{name}: no column {', '.join(missing)} (the app's judgments CSV)"
+        )
+    chosen: dict[tuple[str, str], tuple[tuple[int, str], dict[str, bool]]] = {}
+    problems: list[str] = []
+    for number, row in enumerate(reader, start=2):
+        purpose = row["purpose"]
+        if purpose not in ("official", "dual") or not row["answers"]:
+            continue
+        answers: dict[str, bool] = {}
+        for part in row["answers"].split():
+            code, _, value = part.partition("=")
+            if value not in ("yes", "no") or not code:
+                problems.append(f"line {number}: answers {part[:40]!r} is not code=yes or code=no")
+                break
+            answers[code] = value == "yes"
+        if len(problems) >= MAX_PROBLEMS:
+            break
+        rank = (0 if purpose == "official" else 1, _negated(row["updated_at"]))
+        key = (row["topic"], row["item"])
+        if key not in chosen or rank < chosen[key][0]:
+            chosen[key] = (rank, answers)
+    if problems:
+        raise JudgmentsFileError(f"{name}: " + "; ".join(problems))
+    marks = {key: answers for key, (_, answers) in chosen.items()}
+    asked: dict[str, set[str]] = {}
+    for (topic, _), answers in marks.items():
+        for code in answers:
+            asked.setdefault(code, set()).add(topic)
+    return marks, {code: frozenset(topics) for code, topics in asked.items() if code in REPORTED}
+
+
+def _negated(stamp: str) -> str:
+    """An ISO time sorting latest first (the characters' complements)."""
+    return "".join(chr(0x10FFFF - ord(c)) for c in stamp)

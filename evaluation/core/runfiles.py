@@ -15,6 +15,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluation.core.answer_questions import (
+    marks_from_judgments_csv,
+    question_shares,
+    shares_note,
+)
 from evaluation.core.answers import AnswerMap, answer_map_read
 from evaluation.core.formula_ids import read_formula_index
 from evaluation.core.lexical_overlap import DEFAULT_TOKENIZER, Bags, Reference, lexical_overlap
@@ -35,6 +40,7 @@ from evaluation.core.ranking import Precision
 from evaluation.core.trec_measures import MeasureEvaluator, parse_measures
 from evaluation.core.trec_runs import first_fields, is_trec_line, trec_eval_lines
 from kernel.core.grades import ARQMATH_RELEVANCE_LEVEL, MAX_GRADE
+from pooling.core.algorithms.openqa import answer_key
 from pooling.core.formats import (
     ParsedRun,
     RunContext,
@@ -301,13 +307,14 @@ def evaluate_run_files(
     precision: Precision = "double",
     teams: Mapping[str, str] | None = None,
     tokenizer: str = DEFAULT_TOKENIZER,
+    judgments: str | Path | None = None,
 ) -> list[dict[str, object]]:
     """Evaluate run files against a qrels file: one plain dict per run, in the given order.
 
     Runs are read, scored and dropped one at a time: memory does not grow with their number
     (native Task 3 runs keep their scored answers' texts, one per topic, for Lexical Overlap:
     ``teams`` maps run tags to teams, whose own answers are no references; a run missing from
-    it is a team of its own)."""
+    it is a team of its own; ``judgments``, the app's judgments CSV, gives their MG and UI)."""
     if answer_map is not None and kind != "openqa":
         raise RunFileError("--answer-map is for --task openqa (native Task 3 run files)")
     grades = qrels_grades(qrels_read_path(qrels_path, trec_eval=True), kind=kind)
@@ -329,7 +336,28 @@ def evaluate_run_files(
         found.append({"file": run.file, "format": run.format, **result.as_dict()})
     if texts and len(texts) == len(found):
         _add_lexical_overlap(found, texts, grades, teams or {}, tokenizer, mapping or {})
+        if judgments is not None:
+            _add_question_shares(found, texts, Path(judgments))
+    elif judgments is not None:
+        raise RunFileError("--judgments needs native Task 3 runs (their answers' texts)")
     return found
+
+
+def _add_question_shares(
+    found: list[dict[str, object]], texts: Mapping[str, Mapping[str, str]], path: Path
+) -> None:
+    """MG and UI of every native Task 3 run: its answers are found in the judgments by their
+    pool item key (the digest of the text, as the app pools them)."""
+    marks, asked = marks_from_judgments_csv(path.read_text(encoding="utf-8"), name=path.name)
+    for row in found:
+        keys = {topic: answer_key(text) for topic, text in texts[str(row["run"])].items()}
+        for code, share in question_shares(keys, marks, dict(asked)).items():
+            if share.value is not None:
+                row[code] = share.value
+            row[f"{code}_answers"] = share.answered
+        notes = row.get("notes")
+        if isinstance(notes, list) and asked:
+            notes.append(shares_note(dict(asked)))
 
 
 def _add_lexical_overlap(

@@ -5,9 +5,13 @@ below (token F1 = 2PR/(P+R) over bags of lower-cased words)."""
 from __future__ import annotations
 
 import html
+import io
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -16,9 +20,10 @@ from assessment.services.guidelines import guidelines_questions_set
 from assessment.services.judging import judgment_submit
 from collection.models import RetrievalTask
 from evaluation.core.answers import answer_id
-from evaluation.models import EvaluationJob, EvaluationResult
+from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
 from evaluation.services import evaluation_job_run, qrels_import
 from pooling.core.algorithms import answer_key
+from pooling.models import Run
 from tests.factories import (
     AssignmentFactory,
     HitFactory,
@@ -136,3 +141,40 @@ def test_lo_mg_ui_per_run_against_hand_counts_and_shown_on_the_results_page() ->
     assert "MG and UI: share of each run's answers" in page
     # r3 is first (best AR); its per-topic table has LO: A.1 against r1's answer, A.2 none.
     assert f'<td class="num">{f1(3, 5, 4):.4f}</td>' in page
+
+
+def test_evaluate_from_files_gives_the_same_lo_mg_ui_with_the_judgments_csv(
+    tmp_path: Path,
+) -> None:
+    openqa, run_ids = build()
+    app = {tag: EvaluationResult.objects.get(run_id=pk).measures for tag, pk in run_ids.items()}
+    organizer = Client()
+    organizer.force_login(UserFactory.create(is_staff=True, is_superuser=True))
+    export = reverse("assessment:organize_export_judgments", args=[openqa.answer_task_id])
+    (tmp_path / "judgments.csv").write_bytes(b"".join(organizer.get(export).streaming_content))  # type: ignore[attr-defined]
+    (tmp_path / "qrels.tsv").write_text(QrelsVersion.objects.get(task=openqa).content)
+    mapping, teams, paths = [], [], []
+    for tag, answers in ANSWERS.items():
+        run = Run.objects.get(pk=run_ids[tag])
+        teams.append(f"{tag}\t{run.team.name}\n")
+        lines = []
+        for number, text in answers.items():
+            lines.append(f"{number}\t1\t1.0\t{tag}\t\t{text}\n")
+            mapping.append(f"{tag}\t{number}\t{answer_id(run.pk, answer_key(text))}\n")
+        (tmp_path / f"{tag}.tsv").write_text("".join(lines))
+        paths.append(str(tmp_path / f"{tag}.tsv"))
+    (tmp_path / "map.tsv").write_text("".join(mapping))
+    (tmp_path / "teams.tsv").write_text("".join(teams))
+    out = io.StringIO()
+    call_command(
+        "evaluate",
+        *("--qrels", str(tmp_path / "qrels.tsv"), "--task", "openqa", "--format", "json"),
+        *("--answer-map", str(tmp_path / "map.tsv"), "--teams", str(tmp_path / "teams.tsv")),
+        *("--judgments", str(tmp_path / "judgments.csv"), *paths),
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+    files = {row["run"]: row for row in json.loads(out.getvalue())}
+    for tag, measures in app.items():
+        for key in ("ar", "p1", "lo", "mg", "ui", "mg_answers", "ui_answers"):
+            assert files[tag][key] == pytest.approx(measures[key]), (tag, key)

@@ -2,7 +2,12 @@
 
 import pytest
 
-from evaluation.core.answer_questions import question_shares, shares_note
+from evaluation.core.answer_questions import (
+    JudgmentsFileError,
+    marks_from_judgments_csv,
+    question_shares,
+    shares_note,
+)
 from evaluation.core.reports import as_csv, as_table
 
 
@@ -38,3 +43,21 @@ def test_tables_show_lo_mg_ui_after_ar_and_p1_only_when_rows_have_them() -> None
     assert "LO" in table.splitlines()[0]
     assert "UI" not in table.splitlines()[0]
     assert as_csv([with_extras], "openqa").splitlines()[0].startswith("run,file,ar,p1,lo,mg,")
+
+
+def test_judgments_csv_official_first_then_latest_and_problems_named() -> None:
+    head = "topic,item,purpose,updated_at,answers\n"
+    text = head + (
+        "A.1,qa-1,dual,2026-01-03T00:00:00,mg=yes\n"
+        "A.1,qa-1,official,2026-01-01T00:00:00,mg=no ui=yes\n"
+        "A.1,qa-1,official,2026-01-02T00:00:00,mg=no ui=no\n"
+        "A.2,qa-2,training,2026-01-02T00:00:00,mg=yes\n"
+        "A.2,qa-3,official,2026-01-02T00:00:00,\n"
+    )
+    marks, asked = marks_from_judgments_csv(text)
+    assert marks == {("A.1", "qa-1"): {"mg": False, "ui": False}}
+    assert asked == {"mg": frozenset({"A.1"}), "ui": frozenset({"A.1"})}
+    with pytest.raises(JudgmentsFileError, match="line 2: answers 'mg=maybe'"):
+        marks_from_judgments_csv(head + "A.1,qa-1,official,2026-01-01,mg=maybe\n", name="j.csv")
+    with pytest.raises(JudgmentsFileError, match="no column answers"):
+        marks_from_judgments_csv("topic,item,purpose,updated_at\n")
