@@ -77,3 +77,18 @@ def test_open_qa_results_show_lo_mg_ui_beside_ar_and_p1(page, login, screenshot)
     assert "LO: token F1 (word tokenizer)" in page.inner_text("body")
     screenshot("results-openqa-extras")
     assert errors == []
+
+
+def test_organizer_sees_the_questions_with_their_topics(page, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=1)
+    mg = ARQMATH3_QUESTIONS[0]
+    guidelines_questions_set(task=pool.topic.task, questions=[replace(mg, topics=("A.1", "A.7"))])
+    UserFactory.create(username="organizer", is_staff=True)
+    login("organizer")
+    page.goto(f"/organize/task/{pool.topic.task_id}/guidelines/")
+    assert page.locator('input[name="question-mg-enabled"]').is_checked()
+    assert not page.locator('input[name="question-ui-enabled"]').is_checked()
+    assert page.locator('textarea[name="question-mg-topics"]').input_value() == "A.1 A.7"
+    assert "asked on 2 topics: A.1, A.7" in page.inner_text("body")
+    page.get_by_role("heading", name="Extra questions").scroll_into_view_if_needed()
+    screenshot("guidelines-questions")
