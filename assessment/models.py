@@ -260,6 +260,10 @@ class Judgment(models.Model):
     flag = models.CharField(max_length=20, choices=Flag.choices, blank=True, default="")
     comment = models.TextField(blank=True, max_length=COMMENT_MAX_CHARS)
     active_seconds = models.FloatField(default=0.0)
+    # Answers to the guidelines' extra questions on this hit (question code -> yes/no, e.g.
+    # {"mg": false, "ui": true}); empty where none was asked. A JSON field, not a table: a
+    # judgment has at most a handful, always read and revised with its grade.
+    answers = models.JSONField(default=dict, blank=True)
     revision = models.PositiveIntegerField(default=1)
     # The token of the last request that wrote this judgment: a retried request (same token)
     # is answered with the stored judgment and adds no active time twice.
@@ -304,6 +308,7 @@ class JudgmentRevision(models.Model):
     flag = models.CharField(max_length=20, blank=True)
     comment = models.TextField(blank=True, max_length=COMMENT_MAX_CHARS)
     active_seconds = models.FloatField(default=0.0)
+    answers = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["judgment", "number"]

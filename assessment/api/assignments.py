@@ -83,6 +83,10 @@ class HitOut(serializers.Serializer):
     grade = serializers.IntegerField(allow_null=True, help_text="Your grade, if any.")
     flag = serializers.CharField(help_text="Your flag, if any.")
     comment = serializers.CharField()
+    answers = serializers.DictField(
+        child=serializers.BooleanField(),
+        help_text="Your answers to the guidelines' extra questions (question code -> yes/no).",
+    )
     revision = serializers.IntegerField(help_text="0 when you have not judged it.")
     updated_at = serializers.DateTimeField(allow_null=True)
 

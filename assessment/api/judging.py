@@ -50,6 +50,13 @@ class VerdictIn(serializers.Serializer):
         choices=[v for v in Judgment.Flag.values if v], allow_blank=True, required=False
     )
     comment = serializers.CharField(allow_blank=True, required=False, max_length=COMMENT_MAX_CHARS)
+    # The guidelines' extra questions asked on this topic (which ones: the service's check).
+    answers = serializers.DictField(
+        child=serializers.BooleanField(),
+        required=False,
+        allow_null=True,
+        help_text="Question code -> yes/no (ARQMath-3: mg, ui); left out: kept as stored.",
+    )
 
 
 class SubmitIn(serializers.Serializer):
@@ -63,6 +70,7 @@ class JudgmentOut(serializers.Serializer):
     grade = serializers.IntegerField(allow_null=True)
     flag = serializers.CharField()
     comment = serializers.CharField()
+    answers = serializers.DictField(child=serializers.BooleanField())
     revision = serializers.IntegerField()
     updated_at = serializers.DateTimeField()
 
@@ -144,6 +152,7 @@ class ItemJudgmentsView(APIView):
                 grade=v.get("grade"),
                 flag=v.get("flag", ""),
                 comment=v.get("comment", ""),
+                answers=v.get("answers"),
             )
             for v in data["judgments"]
         ]

@@ -4,6 +4,12 @@ A scale has the grades 0..G (G from 1 to 4: binary, 0-2, ARQMath's 0-3, 0-4), ea
 label, one or more keys and a definition, and the flags the task allows (system failure, do
 not know), each with the same. Texts are Markdown (``guidelines_markdown`` renders them).
 
+A scale may also carry extra yes/no questions asked beside the grade (ARQMath-3 asked, on 73 of
+its topics, whether an answer looks machine-generated and whether it holds information
+unrelated to the question): each with a code, label, keys, definition and the topics it is
+asked on (none listed: every topic). They ride in the scale's JSON so that a guidelines version
+says exactly which questions were asked where, and a judgment's version tells what it answered.
+
 Stored as JSON (``scale_as_json`` / ``scale_from_json``), validated here and nowhere else:
 every problem is reported at once, each naming the grade or flag and the field.
 
@@ -14,6 +20,7 @@ take them, so a grade key and a navigation key can never collide.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +35,8 @@ __all__ = [
     "GradeScale",
     "Guidelines",
     "GuidelinesInvalid",
+    "QuestionDefinition",
+    "answers_problem",
     "guidelines_problems",
     "keys_parse",
     "scale_as_json",
@@ -62,6 +71,10 @@ MAX_DEFINITION = 4000
 MAX_INSTRUCTIONS = 20000
 MAX_KEYS = 3
 MAX_NOTE = 200
+MAX_QUESTIONS = 5
+MAX_QUESTION_TOPICS = 2000
+MAX_TOPIC_NUMBER = 20
+QUESTION_CODE = re.compile(r"[a-z][a-z0-9_]{0,19}")
 
 
 class GuidelinesInvalid(ValueError):
@@ -89,11 +102,31 @@ class FlagDefinition:
 
 
 @dataclass(frozen=True)
+class QuestionDefinition:
+    """A yes/no question asked beside the grade, on ``topics`` (empty: on every topic)."""
+
+    code: str  # what judgments store the answer under (mg, ui)
+    label: str
+    keys: tuple[str, ...]
+    definition: str = ""  # Markdown
+    topics: tuple[str, ...] = ()
+
+    def asked_on(self, topic: str) -> bool:
+        return not self.topics or topic in self.topics
+
+
+@dataclass(frozen=True)
 class GradeScale:
-    """Grades from the top down (as the page shows them), then the flags the task allows."""
+    """Grades from the top down (as the page shows them), then the flags the task allows, then
+    the extra questions it asks."""
 
     grades: tuple[GradeDefinition, ...]
     flags: tuple[FlagDefinition, ...]
+    questions: tuple[QuestionDefinition, ...] = ()
+
+    def questions_on(self, topic: str) -> tuple[QuestionDefinition, ...]:
+        """The questions an assessor of ``topic`` answers for each hit."""
+        return tuple(q for q in self.questions if q.asked_on(topic))
 
     @property
     def top(self) -> int:
@@ -195,7 +228,7 @@ def keys_parse(text: str) -> list[str]:
 
 def scale_as_json(scale: GradeScale) -> dict[str, Any]:
     """The stored form of a scale (the inverse of ``scale_from_json``)."""
-    return {
+    stored: dict[str, Any] = {
         "grades": [
             {"value": g.value, "label": g.label, "keys": list(g.keys), "definition": g.definition}
             for g in scale.grades
@@ -205,6 +238,18 @@ def scale_as_json(scale: GradeScale) -> dict[str, Any]:
             for f in scale.flags
         ],
     }
+    if scale.questions:  # absent when none: scales saved before questions existed compare equal
+        stored["questions"] = [
+            {
+                "code": q.code,
+                "label": q.label,
+                "keys": list(q.keys),
+                "definition": q.definition,
+                "topics": list(q.topics),
+            }
+            for q in scale.questions
+        ]
+    return stored
 
 
 def _text(entry: Mapping[str, Any], name: str, where: str, limit: int, problems: list[str]) -> str:
@@ -277,6 +322,52 @@ def _flag(entry: Any, index: int, problems: list[str]) -> FlagDefinition | None:
     return FlagDefinition(code, label, _keys(entry, where, problems), definition)
 
 
+def _question(entry: Any, index: int, problems: list[str]) -> QuestionDefinition | None:
+    if not isinstance(entry, Mapping):
+        problems.append(f"question #{index + 1}: expected an object with code, label, keys")
+        return None
+    code = entry.get("code")
+    if not isinstance(code, str) or not QUESTION_CODE.fullmatch(code):
+        problems.append(
+            f"question #{index + 1}: the code {code!r} must be a lower-case letter, then up to "
+            "19 letters, digits or underscores"
+        )
+        return None
+    where = f"question {code}"
+    label = _text(entry, "label", where, MAX_LABEL, problems)
+    if not label:
+        problems.append(f"{where}: the label is empty")
+    definition = _text(entry, "definition", where, MAX_DEFINITION, problems)
+    raw_topics = entry.get("topics", [])
+    if isinstance(raw_topics, str):
+        raw_topics = keys_parse(raw_topics)
+    if not isinstance(raw_topics, list) or not all(isinstance(t, str) for t in raw_topics):
+        problems.append(f"{where}: topics must be a list of topic numbers")
+        raw_topics = []
+    topics = tuple(dict.fromkeys(t.strip() for t in raw_topics if t.strip()))
+    if len(topics) > MAX_QUESTION_TOPICS:
+        problems.append(f"{where}: at most {MAX_QUESTION_TOPICS:,} topics")
+    if any(len(t) > MAX_TOPIC_NUMBER for t in topics):
+        problems.append(f"{where}: a topic number has at most {MAX_TOPIC_NUMBER} characters")
+    keys = _keys(entry, where, problems)
+    return QuestionDefinition(code, label, keys, definition, topics)
+
+
+def answers_problem(answers: Any, asked: Sequence[QuestionDefinition]) -> str | None:
+    """Why ``answers`` (question code -> yes/no) cannot be stored for a hit whose topic asks
+    ``asked``, or None."""
+    if not isinstance(answers, Mapping):
+        return "answers must map question codes to true or false"
+    codes = {q.code for q in asked}
+    for code, value in answers.items():
+        if code not in codes:
+            shown = ", ".join(sorted(codes)) or "none"
+            return f"question {str(code)[:30]!r} is not asked on this topic (asked: {shown})"
+        if not isinstance(value, bool):
+            return f"the answer to question {code} must be true or false"
+    return None
+
+
 def _check_values(grades: Sequence[GradeDefinition], problems: list[str]) -> None:
     values = sorted(g.value for g in grades)
     if len(set(values)) != len(values):
@@ -317,25 +408,36 @@ def scale_from_json(data: Any) -> GradeScale:
     if not isinstance(data, Mapping):
         raise GuidelinesInvalid(["the scale must be an object with grades and flags"])
     raw_grades, raw_flags = data.get("grades"), data.get("flags", [])
+    raw_questions = data.get("questions", [])
     if not isinstance(raw_grades, list) or not raw_grades:
         raise GuidelinesInvalid(["the scale needs a list of grades"])
     if not isinstance(raw_flags, list):
         raise GuidelinesInvalid(["the scale's flags must be a list"])
+    if not isinstance(raw_questions, list) or len(raw_questions) > MAX_QUESTIONS:
+        raise GuidelinesInvalid(
+            [f"the scale's questions must be a list of at most {MAX_QUESTIONS}"]
+        )
     grades = [g for i, e in enumerate(raw_grades) if (g := _grade(e, i, problems)) is not None]
     flags = [f for i, e in enumerate(raw_flags) if (f := _flag(e, i, problems)) is not None]
+    questions = [
+        q for i, e in enumerate(raw_questions) if (q := _question(e, i, problems)) is not None
+    ]
     _check_values(grades, problems)
     if len({f.code for f in flags}) != len(flags):
         problems.append("each flag may appear once")
+    if len({q.code for q in questions}) != len(questions):
+        problems.append("each question code may appear once")
     _check_unique(
         [(f"grade {g.value}", g.label, g.keys) for g in grades]
-        + [(f"flag {FLAG_LABELS[f.code]}", f.label, f.keys) for f in flags],
+        + [(f"flag {FLAG_LABELS[f.code]}", f.label, f.keys) for f in flags]
+        + [(f"question {q.code}", q.label, q.keys) for q in questions],
         problems,
     )
     if problems:
         raise GuidelinesInvalid(problems)
     ordered = sorted(grades, key=lambda g: -g.value)
     flags.sort(key=lambda f: FLAG_CODES.index(f.code))
-    return GradeScale(tuple(ordered), tuple(flags))
+    return GradeScale(tuple(ordered), tuple(flags), tuple(questions))
 
 
 def guidelines_problems(

@@ -15,9 +15,10 @@ from assessment.core.guidelines import (
     GradeDefinition,
     GradeScale,
     Guidelines,
+    QuestionDefinition,
 )
 
-__all__ = ["default_guidelines"]
+__all__ = ["ARQMATH3_QUESTIONS", "default_guidelines"]
 
 # The content follows the ARQMath overviews' relevance table (judge as an expert in the
 # field would; High answers every part of the question; a restatement of the question adds
@@ -171,6 +172,28 @@ _OPENQA_INSTRUCTIONS = (
     "Some answers here were written by a system rather than taken from the collection. "
     "Judge every answer, generated or not, by how much it helps answer the topic's "
     "question, as you would any posted answer."
+)
+
+# ARQMath-3's two extra questions (asked beside the grade, on a subset of its topics), in our
+# words. They are asked of every answer of the topic, posted or generated, so that asking does
+# not tell the assessor which answers a system wrote. None is asked by default: an organizer adds
+# them to a task's guidelines (docs/guidelines.md), with the topics to ask them on.
+ARQMATH3_QUESTIONS = (
+    QuestionDefinition(
+        "mg",
+        "Machine-generated?",
+        ("b",),
+        "Does this answer look as if a program rather than a person wrote it? Say what the text "
+        "makes you believe; you are not told which answers a system wrote.",
+    ),
+    QuestionDefinition(
+        "ui",
+        "Unrelated information?",
+        ("u",),
+        "Does the answer contain information unrelated to the question? Background about the "
+        "question's subject, or about the part of the answer that is relevant, is related: "
+        "mark only material that has nothing to do with what was asked.",
+    ),
 )
 
 _DEFAULTS = {

@@ -35,6 +35,7 @@ JUDGMENT_COLUMNS = (
     "created_at",
     "updated_at",
     "guidelines_version",  # 0: made under the built-in defaults
+    "answers",  # the extra questions' answers: "mg=yes ui=no" (empty where none was asked)
 )
 
 
@@ -75,9 +76,12 @@ def judgment_rows(task: RetrievalTask) -> Iterator[tuple[Any, ...]]:
             "created_at",
             "updated_at",
             "guidelines_version__version",
+            "answers",
         )
     )
-    for *head, seconds, revision, created_at, updated_at, version in rows.iterator(chunk_size=5000):
+    for *head, seconds, revision, created_at, updated_at, version, answers in rows.iterator(
+        chunk_size=5000
+    ):
         yield (
             *("" if v is None else v for v in head),
             round(seconds, 1),
@@ -85,7 +89,15 @@ def judgment_rows(task: RetrievalTask) -> Iterator[tuple[Any, ...]]:
             created_at.isoformat(),
             updated_at.isoformat(),
             version or 0,
+            answers_text(answers),
         )
+
+
+def answers_text(answers: Any) -> str:
+    """A judgment's answers to the extra questions for a CSV cell: "mg=yes ui=no"."""
+    if not isinstance(answers, dict):
+        return ""
+    return " ".join(f"{code}={'yes' if value else 'no'}" for code, value in sorted(answers.items()))
 
 
 def _value(agreement: Agreement) -> str:

@@ -25,6 +25,7 @@ __all__ = [
     "CurrentGuidelines",
     "GuidelinesVersionRow",
     "RenderedChoice",
+    "RenderedQuestion",
     "guidelines_current",
     "guidelines_for_assignment",
     "guidelines_rendered",
@@ -112,6 +113,7 @@ class AssignmentScale(NamedTuple):
     scale: GradeScale
     version_id: int | None  # the TaskGuidelines row in force, None for the defaults
     topic_id: int | None  # None: no such assignment
+    topic_number: str = ""  # which of the scale's extra questions its hits answer
 
 
 def _assignment_with_guidelines(assignment_id: int) -> QuerySet[Assignment]:
@@ -121,6 +123,7 @@ def _assignment_with_guidelines(assignment_id: int) -> QuerySet[Assignment]:
         .only("pk", "topic_id")
         .annotate(
             task_kind=F("topic__task__kind"),
+            topic_number=F("topic__number"),
             guidelines_id=Subquery(latest.values("pk")[:1]),
             guidelines_scale=Subquery(latest.values("scale")[:1], output_field=JSONField()),
         )
@@ -137,8 +140,11 @@ def guidelines_for_assignment(*, assignment_id: int) -> AssignmentScale:
         return AssignmentScale(default_guidelines("answer").scale, None, None)
     row = rows[0]
     if row.guidelines_id is None:
-        return AssignmentScale(default_guidelines(row.task_kind).scale, None, row.topic_id)
-    return AssignmentScale(scale_from_json(row.guidelines_scale), row.guidelines_id, row.topic_id)
+        scale = default_guidelines(row.task_kind).scale
+        return AssignmentScale(scale, None, row.topic_id, row.topic_number)
+    return AssignmentScale(
+        scale_from_json(row.guidelines_scale), row.guidelines_id, row.topic_id, row.topic_number
+    )
 
 
 # --- Rendering for pages --------------------------------------------------------------------
@@ -161,15 +167,44 @@ class RenderedChoice:
 
 
 @dataclass(frozen=True)
+class RenderedQuestion:
+    """An extra question as pages show it, with the topics it is asked on."""
+
+    code: str
+    label: str
+    keys: tuple[str, ...]
+    definition_html: str
+    topics: tuple[str, ...]  # empty: every topic
+
+    @property
+    def key(self) -> str:
+        return self.keys[0] if self.keys else ""
+
+    @property
+    def topics_text(self) -> str:
+        if not self.topics:
+            return "asked on every topic"
+        shown = ", ".join(self.topics[:10])
+        more = f" and {len(self.topics) - 10} more" if len(self.topics) > 10 else ""
+        plural = "s" if len(self.topics) != 1 else ""
+        return f"asked on {len(self.topics)} topic{plural}: {shown}{more}"
+
+
+@dataclass(frozen=True)
 class RenderedGuidelines:
     instructions_html: str
     grades: list[RenderedChoice]
     flags: list[RenderedChoice]
     current: CurrentGuidelines
+    questions: tuple[RenderedQuestion, ...] = ()
 
     @property
     def choices(self) -> list[RenderedChoice]:
         return [*self.grades, *self.flags]
+
+    def questions_on(self, topic: str) -> list[RenderedQuestion]:
+        """The extra questions an assessor of ``topic`` answers for each hit."""
+        return [q for q in self.questions if not q.topics or topic in q.topics]
 
     @property
     def grade_keys(self) -> list[str]:
@@ -200,8 +235,12 @@ def guidelines_rendered(current: CurrentGuidelines) -> RenderedGuidelines:
         RenderedChoice(f.code, f.label, f.keys, markdown_html(f.definition), "flag", is_flag=True)
         for f in scale.flags
     ]
+    questions = tuple(
+        RenderedQuestion(q.code, q.label, q.keys, markdown_html(q.definition), q.topics)
+        for q in scale.questions
+    )
     instructions = markdown_html(current.guidelines.instructions)
-    return RenderedGuidelines(instructions, grades, flags, current)
+    return RenderedGuidelines(instructions, grades, flags, current, questions)
 
 
 # --- Versions --------------------------------------------------------------------------------

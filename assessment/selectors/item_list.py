@@ -39,6 +39,7 @@ class HitEntry:
     grade: int | None
     flag: str
     comment: str
+    answers: dict[str, bool]
     revision: int
     updated_at: datetime | None
 

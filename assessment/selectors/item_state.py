@@ -20,7 +20,7 @@ def item_state(assignment: Assignment, item_id: int) -> list[Judgment] | None:
     return list(
         Judgment.objects.filter(assignment=assignment, hit__item_id=item_id)
         .order_by("hit__position", "hit_id")
-        .only("hit_id", "grade", "flag", "comment", "revision", "updated_at")
+        .only("hit_id", "grade", "flag", "comment", "answers", "revision", "updated_at")
     )
 
 

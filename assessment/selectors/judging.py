@@ -57,7 +57,7 @@ __all__ = [
 
 
 # The fields of the assessor's own judgment a page shows (never anyone else's).
-JUDGMENT_SHOWN = ("grade", "flag", "comment", "revision", "updated_at")
+JUDGMENT_SHOWN = ("grade", "flag", "comment", "answers", "revision", "updated_at")
 
 
 @dataclass
@@ -77,6 +77,7 @@ class HitView:
     grade: int | None = None
     flag: str = ""
     comment: str = ""
+    answers: dict[str, bool] = field(default_factory=dict)  # the extra questions' answers
     revision: int = 0
     updated_at: object = None
     previous: bool = False  # judged by a previous assessor: nothing to do, nothing shown
@@ -189,13 +190,14 @@ def own_hits(assignment: Assignment, items: QuerySet[PoolItem]) -> QuerySet[Hit]
 
 def own_judgment(hit: Hit) -> dict[str, Any]:
     """The assignment's own judgment of a hit read by ``own_hits``: grade, flag, comment,
-    revision (0 when not judged) and when it was last changed."""
+    answers to the extra questions, revision (0 when not judged) and when it last changed."""
     mine: dict[str, Any] = {name: getattr(hit, f"mine_{name}", None) for name in JUDGMENT_SHOWN}
     judged = mine["revision"] is not None
     return {
         "grade": mine["grade"],
         "flag": mine["flag"] if judged else "",
         "comment": mine["comment"] if judged else "",
+        "answers": (mine["answers"] or {}) if judged else {},
         "revision": mine["revision"] if judged else 0,
         "updated_at": mine["updated_at"],
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -10,6 +12,7 @@ from django.db import transaction
 from assessment.core.guidelines import (
     GradeScale,
     GuidelinesInvalid,
+    QuestionDefinition,
     guidelines_problems,
     scale_as_json,
     scale_from_json,
@@ -19,7 +22,7 @@ from assessment.selectors.guidelines import guidelines_current
 from collection.models import RetrievalTask
 from kernel.core.grades import MAX_GRADE
 
-__all__ = ["GuidelinesInvalid", "guidelines_save"]
+__all__ = ["GuidelinesInvalid", "guidelines_questions_set", "guidelines_save"]
 
 
 def guidelines_save(
@@ -72,3 +75,25 @@ def guidelines_save(
             note=note,
             created_by=created_by,
         )
+
+
+def guidelines_questions_set(
+    *,
+    task: RetrievalTask,
+    questions: Sequence[QuestionDefinition],
+    note: str = "",
+    created_by: User | None = None,
+) -> TaskGuidelines | None:
+    """Ask ``questions`` beside the grade from now on (none: stop asking), keeping the rest of
+    the guidelines in force: a new version, so each judgment's version says what was asked."""
+    current = guidelines_current(task=task)
+    scale = replace(current.scale, questions=tuple(questions))
+    asked = ", ".join(q.code for q in questions) or "none"
+    return guidelines_save(
+        task=task,
+        instructions=current.guidelines.instructions,
+        scale=scale_as_json(scale),
+        relevance_level=task.relevance_level,
+        note=note or f"Extra questions: {asked}",
+        created_by=created_by,
+    )

@@ -59,6 +59,7 @@ def _revision(judgment: Judgment, assessor: AbstractBaseUser) -> JudgmentRevisio
         flag=judgment.flag,
         comment=judgment.comment,
         active_seconds=judgment.active_seconds,
+        answers=judgment.answers,
     )
 
 
@@ -101,6 +102,8 @@ def _apply(
         if judgment is not None:
             judgment.assignment = assignment  # the locked row: callers read it from here
         comment = comment_of[verdict.hit_id]
+        # Answers not sent (an older client, a machine judge's file) stay as they were.
+        answers = dict(verdict.answers) if verdict.answers is not None else None
         if judgment is None:
             judgment = Judgment(
                 assignment=assignment,
@@ -110,16 +113,18 @@ def _apply(
                 flag=verdict.flag,
                 comment=comment,
                 active_seconds=seconds_each,
+                answers=answers or {},
                 revision=1,
                 client_token=client_token,
             )
             created.append(judgment)
         elif client_token and judgment.client_token == client_token:
             pass  # the same request again: already stored, time already counted
-        elif (judgment.grade, judgment.flag, judgment.comment) == (
+        elif (judgment.grade, judgment.flag, judgment.comment, judgment.answers) == (
             verdict.grade,
             verdict.flag,
             comment,
+            judgment.answers if answers is None else answers,
         ):
             if imported:
                 result.append(judgment)
@@ -129,6 +134,8 @@ def _apply(
             touched.append(judgment)
         else:
             judgment.grade, judgment.flag, judgment.comment = verdict.grade, verdict.flag, comment
+            if answers is not None:
+                judgment.answers = answers
             judgment.active_seconds += seconds_each
             judgment.revision += 1
             judgment.assessor_id = assessor.pk  # who judged the value it holds now
@@ -150,6 +157,7 @@ def _apply(
 
 
 _FIELDS = ("grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token")
+# A machine judge's file (the grouped path) never sends answers: they are left as they were.
 _FIELDS_GROUPED = (*_FIELDS[:5], "assessor_id", "client_token", "guidelines_version_id")
 
 
@@ -163,7 +171,7 @@ def _save_changes(judgments: Sequence[Judgment], *, grouped: bool) -> None:
     for judgment in judgments:
         judgment.updated_at = now
     if not grouped:
-        fields = [*_FIELDS, "guidelines_version", "updated_at"]
+        fields = [*_FIELDS, "answers", "guidelines_version", "updated_at"]
         Judgment.objects.bulk_update(judgments, fields)
         return
     groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
@@ -189,10 +197,10 @@ def _submit(
         raise JudgmentInvalid({0: "nothing to submit: grade at least one hit"})
     # The task's own scale bounds grades and flags; judgments record its version.
     # An assignment's topic never changes; the row lock below checks it again.
-    scale, guidelines_version_id, its_topic_id = guidelines_for_assignment(
+    scale, guidelines_version_id, its_topic_id, topic_number = guidelines_for_assignment(
         assignment_id=assignment_id
     )
-    hit_ids = verdicts_check(verdicts, scale)
+    hit_ids = verdicts_check(verdicts, scale, topic_number)
     seconds = checked_seconds(active_seconds)
     topic_id = topic_id if topic_id is not None else its_topic_id
     if topic_id is None:
@@ -248,20 +256,24 @@ def judgment_submit(
     grade: int | None = None,
     flag: str = "",
     comment: str = "",
+    answers: dict[str, bool] | None = None,
     active_seconds: float = 0.0,
     client_token: str = "",
 ) -> Judgment:
     """Store one hit's judgment under the rules of item_submit.
 
     Idempotent: the same values again add no revision (only their active seconds); the same
-    client_token again changes nothing at all.
+    client_token again changes nothing at all. ``answers``: the extra questions' answers
+    (question code -> yes/no); None keeps the stored ones.
     """
     [judgment] = _submit(
         assignment_id=assignment.pk,
         topic_id=assignment.topic_id,
         item_id=hit.item_id,
         assessor=assessor,
-        verdicts=[HitVerdict(hit_id=hit.pk, grade=grade, flag=flag, comment=comment)],
+        verdicts=[
+            HitVerdict(hit_id=hit.pk, grade=grade, flag=flag, comment=comment, answers=answers)
+        ],
         active_seconds=active_seconds,
         client_token=client_token,
     )

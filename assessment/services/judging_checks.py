@@ -10,13 +10,13 @@ assessor are refused.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, When
 
-from assessment.core.guidelines import GradeScale
+from assessment.core.guidelines import GradeScale, answers_problem
 from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
 from assessment.selectors.handover import previous_judgments
 from kernel.prepared import prepared_rows
@@ -50,16 +50,18 @@ class JudgmentInvalid(Exception):
 
 @dataclass(frozen=True)
 class HitVerdict:
-    """What the assessor said about one hit: a grade, or a flag with a comment."""
+    """What the assessor said about one hit: a grade, or a flag with a comment, and the answers
+    to the guidelines' extra questions asked on its topic (None: leave the stored ones)."""
 
     hit_id: int
     grade: int | None = None
     flag: str = ""
     comment: str = ""
+    answers: Mapping[str, bool] | None = None
 
-    def problem(self, scale: GradeScale) -> str | None:
-        """Why these values cannot be stored under the task's ``scale``, or None (the DB
-        check constraint's rule, with the scale's exact grades and flags)."""
+    def problem(self, scale: GradeScale, topic: str = "") -> str | None:
+        """Why these values cannot be stored under the task's ``scale`` on ``topic``, or None
+        (the DB check constraint's rule, with the scale's exact grades, flags and questions)."""
         if self.flag and self.flag not in FLAGS:
             return f"unknown flag {self.flag!r}"
         if (self.grade is None) == (not self.flag):
@@ -71,6 +73,8 @@ class HitVerdict:
         if len(self.comment) > COMMENT_MAX_CHARS:
             length = len(self.comment)
             return f"the comment has {length:,} characters (at most {COMMENT_MAX_CHARS:,})"
+        if self.answers is not None:
+            return answers_problem(self.answers, scale.questions_on(topic))
         return None
 
 
@@ -81,10 +85,11 @@ def hits_count(hits: QuerySet[Hit]) -> Subquery:
     )
 
 
-def verdicts_check(verdicts: Sequence[HitVerdict], scale: GradeScale) -> list[int]:
-    """Every verdict within the task's scale, no hit twice: the hit ids, or JudgmentInvalid
-    listing every problem (a person's submit and a machine judge's file alike)."""
-    problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale)) is not None}
+def verdicts_check(verdicts: Sequence[HitVerdict], scale: GradeScale, topic: str = "") -> list[int]:
+    """Every verdict within the task's scale (and the questions asked on ``topic``), no hit
+    twice: the hit ids, or JudgmentInvalid listing every problem (a person's submit and a
+    machine judge's file alike)."""
+    problems = {v.hit_id: text for v in verdicts if (text := v.problem(scale, topic)) is not None}
     hit_ids = [v.hit_id for v in verdicts]
     if len(set(hit_ids)) != len(hit_ids):
         problems[0] = "a hit is graded twice"

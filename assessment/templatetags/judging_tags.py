@@ -7,7 +7,7 @@ to render than answer pages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django import template
@@ -33,6 +33,40 @@ def grade_control(
             (css, hit_id, value, CHECKED if value == current else "", label, key)
             for value, label, key, css in choices
         ),
+    )
+
+
+def answers_signature(answers: Mapping[str, bool], codes: Sequence[str]) -> str:
+    """The answers to the questions ``codes`` as "mg:1 ui:0" (unanswered: no), which
+    static/js/judge_hits.js compares with what the page shows to tell unsaved changes."""
+    return " ".join(f"{code}:{1 if answers.get(code) else 0}" for code in codes)
+
+
+@register.simple_tag
+def question_control(
+    hit_id: str, answers: Mapping[str, bool], questions: Sequence[Any]
+) -> SafeString:
+    """The extra questions of one hit as checkboxes (ticked: yes); the hidden field tells the
+    no-JavaScript form that they were asked, so an unticked box is stored as no."""
+    if not questions:
+        return mark_safe("")
+    codes = [q.code for q in questions]
+    boxes = format_html_join(
+        "\n",
+        '<label class="question"><input type="checkbox" name="answer-{}-{}" value="yes" '
+        'data-question="{}"{}><span>{} <kbd>{}</kbd></span></label>',
+        (
+            (hit_id, q.code, q.code, CHECKED if answers.get(q.code) else "", q.label, q.key)
+            for q in questions
+        ),
+    )
+    return format_html(
+        '<fieldset class="questions" data-answers="{}"><legend class="visually-hidden">'
+        'Also asked</legend><input type="hidden" name="asked-{}" value="{}">{}</fieldset>',
+        answers_signature(answers, codes),
+        hit_id,
+        ",".join(codes),
+        boxes,
     )
 
 

@@ -19,6 +19,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from assessment.core.guidelines import MAX_QUESTIONS
 from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
 from assessment.selectors.guidelines import (
     RenderedGuidelines,
@@ -126,6 +127,9 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
         {text for hit_id, text in errors.items() if hit_id and hit_id not in open_ids}
     )
     guidelines = _guidelines(page.assignment)
+    questions = guidelines.questions_on(page.assignment.topic.number)
+    judge_scale = guidelines.judge_data()
+    judge_scale["questions"] = {key: q.code for q in questions for key in q.keys}
     return {
         "page": page,
         "assignment": page.assignment,
@@ -133,7 +137,8 @@ def _page_context(page: ItemPage, errors: Mapping[int, str] | None = None) -> di
         # The task's own grades, flags, keys and definitions.
         "guidelines": guidelines,
         "choices": [(c.value, c.label, c.key, c.tone) for c in guidelines.choices],
-        "judge_scale": guidelines.judge_data(),
+        "judge_scale": judge_scale,
+        "questions": questions,
         "progress": page.progress,
         "units": page.progress.units,
         "is_formula": page.kind == RetrievalTask.Kind.FORMULA,
@@ -156,6 +161,17 @@ def _comment(data: Mapping[str, str], hit_id: int, default: str = "") -> str:
     return parse_text(data.get(name), name=name, max_length=COMMENT_MAX_CHARS, default=default)
 
 
+def _answers(data: Mapping[str, str], hit_id: int) -> dict[str, bool] | None:
+    """The extra questions' checkboxes of a hit: the codes the page asked (its hidden field),
+    each ticked (yes) or not (no); None when the page asked none. Unknown codes are the
+    service's to refuse."""
+    asked = parse_text(data.get(f"asked-{hit_id}"), name=f"asked-{hit_id}", max_length=200)
+    codes = [code for code in asked.split(",") if code][:MAX_QUESTIONS]
+    if not codes:
+        return None
+    return {code: data.get(f"answer-{hit_id}-{code}") == "yes" for code in codes}
+
+
 def verdicts_from_form(data: Mapping[str, str], hit_ids: list[int]) -> list[HitVerdict]:
     """The hits the form gives a choice for; the radio value is a grade digit or a flag.
 
@@ -165,13 +181,18 @@ def verdicts_from_form(data: Mapping[str, str], hit_ids: list[int]) -> list[HitV
         try:
             choice = _choice(data, hit_id)
             comment = _comment(data, hit_id)
+            answers = _answers(data, hit_id)
         except BadParameter as error:
             problems[hit_id] = str(error)
             continue
         if choice in GRADE_VALUES:
-            verdicts.append(HitVerdict(hit_id=hit_id, grade=int(choice), comment=comment))
+            verdicts.append(
+                HitVerdict(hit_id=hit_id, grade=int(choice), comment=comment, answers=answers)
+            )
         elif choice:
-            verdicts.append(HitVerdict(hit_id=hit_id, flag=choice, comment=comment))
+            verdicts.append(
+                HitVerdict(hit_id=hit_id, flag=choice, comment=comment, answers=answers)
+            )
     if problems:
         raise JudgmentInvalid(problems)
     return verdicts
@@ -242,6 +263,8 @@ def _rerender_invalid(
         hit.flag = "" if choice in GRADE_VALUES else choice
         with contextlib.suppress(BadParameter):
             hit.comment = _comment(request.POST, hit.hit_id, default=hit.comment)
+        with contextlib.suppress(BadParameter):
+            hit.answers = _answers(request.POST, hit.hit_id) or hit.answers
     return render(request, "assessment/judge.html", _page_context(page, error.problems), status=400)
 
 

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods
 from assessment.core.guidelines import (
     FLAG_CODES,
     FLAG_LABELS,
+    MAX_QUESTIONS,
     RESERVED_KEYS,
     GradeScale,
     Guidelines,
@@ -29,6 +30,7 @@ from assessment.core.guidelines import (
     scale_as_json,
     scale_from_json,
 )
+from assessment.core.guidelines_defaults import ARQMATH3_QUESTIONS
 from assessment.selectors.guidelines import (
     CurrentGuidelines,
     guidelines_current,
@@ -45,6 +47,8 @@ from kernel.core.grades import MAX_GRADE
 from kernel.params import BadParameter, page_filter, parse_int
 
 __all__ = ["guidelines_page"]
+
+MAX_QUESTION_ROWS = MAX_QUESTIONS + len(ARQMATH3_QUESTIONS)
 
 
 @dataclass
@@ -93,13 +97,51 @@ def guidelines_from_form(data: Mapping[str, str]) -> GuidelinesInput:
         for code in FLAG_CODES
         if data.get(f"flag-{code}-enabled")
     ]
+    codes = keys_parse(data.get("question-codes", ""))[:MAX_QUESTION_ROWS]
+    questions = [
+        {
+            "code": code,
+            "label": data.get(f"question-{code}-label", ""),
+            "keys": keys_parse(data.get(f"question-{code}-keys", "")),
+            "definition": data.get(f"question-{code}-definition", ""),
+            "topics": keys_parse(data.get(f"question-{code}-topics", "")),
+        }
+        for code in dict.fromkeys(codes)
+        if data.get(f"question-{code}-enabled")
+    ]
     return GuidelinesInput(
         instructions=data.get("instructions", ""),
-        scale={"grades": grades, "flags": flags},
+        scale={"grades": grades, "flags": flags, "questions": questions},
         relevance_level=level,
         note=data.get("note", ""),
         problems=problems,
     )
+
+
+def _question_rows(scale: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A row for each question of the scale, then ARQMath-3's (MG, UI) when not in it, off."""
+    given = scale.get("questions", [])
+    asked = [q for q in given if isinstance(q, Mapping)] if isinstance(given, list) else []
+    known = {q.code: q for q in ARQMATH3_QUESTIONS}
+    rows: list[dict[str, Any]] = []
+    for entry in [*asked, *(scale_as_json(GradeScale((), (), ARQMATH3_QUESTIONS))["questions"])]:
+        code = str(entry.get("code", ""))
+        if any(row["code"] == code for row in rows):
+            continue
+        topics = entry.get("topics", [])
+        rows.append(
+            {
+                "code": code,
+                "enabled": entry in asked,
+                "label": entry.get("label", known[code].label if code in known else ""),
+                "keys": " ".join(k for k in entry.get("keys", []) if isinstance(k, str)),
+                "definition": entry.get("definition", ""),
+                "topics": " ".join(t for t in topics if isinstance(t, str))
+                if isinstance(topics, list)
+                else str(topics),
+            }
+        )
+    return rows[:MAX_QUESTION_ROWS]
 
 
 def _form_rows(scale: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -171,6 +213,8 @@ def _context(
         "form": form,
         "grade_rows": grade_rows,
         "flag_rows": flag_rows,
+        "question_rows": (question_rows := _question_rows(form["scale"])),
+        "question_codes": " ".join(row["code"] for row in question_rows),
         "tops": list(range(1, MAX_GRADE + 1)),
         "levels": list(range(1, MAX_GRADE + 1)),
         "reserved": sorted(RESERVED_KEYS.items()),

@@ -85,3 +85,32 @@ def answer_map_parse(text: str, *, name: str = "answer map") -> AnswerMap:
 def answer_map_read(path: str | Path) -> AnswerMap:
     path = Path(path)
     return answer_map_parse(path.read_text(encoding="utf-8"), name=path.name)
+
+
+def run_teams_parse(text: str, *, name: str = "teams file") -> dict[str, str]:
+    """Read ``run tag, team`` rows (tabs or spaces; a header ``run team`` allowed): which team
+    each run is, so Lexical Overlap leaves a team's own answers out of its references."""
+    found: dict[str, str] = {}
+    problems: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if number == 1 and [f.lower() for f in fields[:2]] == ["run", "team"]:
+            continue
+        if len(fields) != 2:
+            problems.append((number, f"expected 2 columns (run tag, team), found {len(fields)}"))
+        elif found.get(fields[0], fields[1]) != fields[1]:
+            problems.append((number, f"run {fields[0]} is already team {found[fields[0]]}'s"))
+        else:
+            found[fields[0]] = fields[1]
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise AnswerMapError(name, problems)
+    return found
+
+
+def run_teams_read(path: str | Path) -> dict[str, str]:
+    path = Path(path)
+    return run_teams_parse(path.read_text(encoding="utf-8"), name=path.name)

@@ -24,6 +24,9 @@ COLUMNS: dict[str, Columns] = {
     "openqa": [("ar", "AR", "AR"), ("p1", "P@1", "P@1")],
 }
 SORT_KEY = {"ranked": "ndcg_prime", "openqa": "ar"}
+# ARQMath-3's other Task 3 figures, shown after AR and P@1 when a result has them (LO from the
+# answers' texts, MG and UI from the assessors' extra questions); never tested for significance.
+OPENQA_EXTRAS: Columns = [("lo", "LO", "LO"), ("mg", "MG", "MG"), ("ui", "UI", "UI")]
 # The averaging conventions, in the words every page and export uses.
 AVERAGE_TEXT = {
     "all": "Means over all qrels topics; a topic missing from a run scores 0 (ARQMath-1).",
@@ -45,6 +48,16 @@ def measure_columns(names: Sequence[str]) -> Columns:
 def columns_for(kind: str, names: Sequence[str] | None = None) -> Columns:
     """A task's columns: its official measures, or its kind's ARQMath measures."""
     return measure_columns(names) if names is not None else COLUMNS[family(kind)]
+
+
+def shown_columns(
+    rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None
+) -> Columns:
+    """The columns a table shows: the task's, then open QA's extra figures the rows carry."""
+    found = columns if columns is not None else COLUMNS[family(kind)]
+    if family(kind) == "openqa":
+        found = found + [c for c in OPENQA_EXTRAS if any(c[0] in row for row in rows)]
+    return found
 
 
 def _value(row: Mapping[str, Any], key: str) -> float | None:
@@ -77,6 +90,7 @@ def incomplete_note(unjudged: int, pool_items: int | None, rule: str) -> str:
 
 
 TOPIC_SET = "Means over the "  # how an open QA result's note names its topic set
+EXTRA_NOTES = ("LO: ", "MG and UI: ")  # evaluation.core.lexical_overlap, answer_questions
 
 
 def average_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -84,7 +98,9 @@ def average_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     topic set when a result names it (open QA)."""
     notes = [AVERAGE_TEXT[a] for a in sorted({str(r["average"]) for r in rows if "average" in r})]
     topic_sets = {n for r in rows for n in r.get("notes") or [] if n.startswith(TOPIC_SET)}
-    return notes + sorted(topic_sets)
+    # Open QA's extra figures say once how they were computed (the same for every run).
+    extras = {n for r in rows for n in r.get("notes") or [] if n.startswith(EXTRA_NOTES)}
+    return notes + sorted(topic_sets) + sorted(extras)
 
 
 def protocol_notes(
@@ -115,7 +131,7 @@ def _cell(row: Mapping[str, Any], key: str, digits: int) -> str:
 def as_table(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
     """A plain-text table that fits 100 columns (ARQMath's three measures), then the notes."""
     notes = protocol_notes(rows, kind, columns)
-    columns = columns or COLUMNS[family(kind)]
+    columns = shown_columns(rows, kind, columns)
     widths = [max(8, len(h) + 1) for _, h, _ in columns]
     head = f"{'Run':<{NAME_WIDTH}} {'File':<{FILE_WIDTH}}" + "".join(
         f"{h:>{w}}" for (_, h, _), w in zip(columns, widths, strict=True)
@@ -135,7 +151,7 @@ def as_table(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | No
 
 
 def as_csv(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
-    keys = [k for k, _, _ in columns or COLUMNS[family(kind)]]
+    keys = [k for k, _, _ in shown_columns(rows, kind, columns)]
     fields = ["run", "file", *keys, "topics", "run_topics", "judged_at_10", *_extra_fields(rows)]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
@@ -149,7 +165,7 @@ def per_topic_csv(
     rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None
 ) -> str:
     """One line per (run, topic) with every measure (and Task 3's answer id)."""
-    keys = [k for k, _, _ in columns or COLUMNS[family(kind)]]
+    keys = [k for k, _, _ in shown_columns(rows, kind, columns)]
     answers = family(kind) == "openqa"
     extra = [k for k in _extra_fields(rows) if k != "average"]  # per-topic values: no mean
     out = io.StringIO()
@@ -181,7 +197,7 @@ def as_json(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | Non
 def as_latex(rows: Sequence[Mapping[str, Any]], kind: str, columns: Columns | None = None) -> str:
     """A booktabs table, the best value of each measure in bold, as ARQMath's papers show."""
     notes = protocol_notes(rows, kind, columns)
-    columns = columns or COLUMNS[family(kind)]
+    columns = shown_columns(rows, kind, columns)
     ordered = sort_rows(rows, kind, columns)
     best = {
         k: max((v for r in ordered if (v := _value(r, k)) is not None), default=0.0)

@@ -8,8 +8,9 @@ the significance tests and the reusability report use.
 
 - ``PrimeScorer``: ARQMath's answer and formula tasks without official measures, exactly as
   published (nDCG', MAP', P'@10; ``evaluation.core.measures``).
-- ``AnswerScorer``: ARQMath's open QA task (AR and P@1). An answer task's ``PrimeScorer`` also
-  gives AR and P@1 of each run's first answer.
+- ``AnswerScorer``: ARQMath's open QA task (AR and P@1), with ``AnswerExtras``: LO, and the
+  MG and UI shares where the assessors were asked. An answer task's ``PrimeScorer`` also gives
+  AR and P@1 of each run's first answer.
 - ``MeasureScorer``: any task with official measures, and document tasks (their kind's
   defaults): trec_eval's measures by name (``evaluation.core.trec_measures``), binary ones at the
   task's relevance level, averaged the task's way.
@@ -17,10 +18,14 @@ the significance tests and the reusability report use.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from collection.models import RetrievalTask
+from evaluation.core.answer_questions import question_shares, shares_note
+from evaluation.core.answers import answer_id
+from evaluation.core.lexical_overlap import Bags, Reference, lexical_overlap
 from evaluation.core.measures import (
     MEASURES,
     OPENQA_MEASURES,
@@ -41,6 +46,15 @@ from evaluation.core.qrels import qrels_without
 from evaluation.core.ranking import trec_top
 from evaluation.core.trec_measures import MeasureEvaluator, parse_measures
 from evaluation.selectors import run_answers, run_rows, visual_ids
+from evaluation.selectors.answer_extras import (
+    AnswerRow,
+    openqa_answer_rows,
+    question_marks,
+    questions_asked,
+    task1_references,
+)
+from kernel.core.grades import MAX_GRADE
+from pooling.core.algorithms import answer_key
 from pooling.models import Run
 
 TeamItems = Mapping[int, Mapping[str, set[str]]]  # team -> topic -> item keys only it pooled
@@ -121,16 +135,85 @@ class PrimeScorer:
         return evaluator.evaluate(run.tag, scores, average=self.average).measures
 
 
+class AnswerExtras:
+    """What ARQMath-3 reported beside AR and P@1, for every run of an open QA task: the shares
+    of its answers marked machine-generated (MG) and holding unrelated information (UI) where
+    the assessors were asked, and Lexical Overlap (LO) with the known relevant answers."""
+
+    def __init__(self, task: RetrievalTask, grades: Grades, *, level: int):
+        self.asked = questions_asked(task)
+        self.marks = question_marks(task) if self.asked else {}
+        self.rows = openqa_answer_rows(task)
+        self.task1, self.task1_label = task1_references(task, level=level)
+        self.references = self._references(grades, level)
+        self.bags = Bags()  # every run's references tokenized once
+
+    @staticmethod
+    def best(rows: Sequence[AnswerRow]) -> dict[str, str]:
+        """topic -> the text of the run's best-ranked answer (Task 3's rule)."""
+        texts = {answer_key(text): text for _, _, _, text, _, _ in rows}
+        best = best_ranked(
+            (topic, answer_key(text), rank, score) for _, _, topic, text, rank, score in rows
+        )
+        return {topic: texts[key] for topic, key in best.items()}
+
+    def _references(self, grades: Grades, level: int) -> dict[str, list[Reference]]:
+        """Every run's answer judged relevant (H+M), with its team; then the Task 1 ones."""
+        found: dict[str, dict[tuple[str, int | None], Reference]] = defaultdict(dict)
+        for run_id, rows in self.rows.items():
+            team = rows[0][1]
+            for topic, text in self.best(rows).items():
+                grade = grades.get(topic, {}).get(answer_id(run_id, answer_key(text)))
+                if grade is not None and level <= grade <= MAX_GRADE:
+                    found[topic].setdefault((text, team), Reference(text, team=team))
+        for topic, references in self.task1.items():
+            for reference in references:
+                found[topic].setdefault((reference.text, None), reference)
+        return {topic: list(refs.values()) for topic, refs in found.items()}
+
+    def add(self, run: Run, result: RunScores, over: Sequence[str]) -> None:
+        answers = self.best(self.rows.get(run.pk, []))
+        overlap = lexical_overlap(
+            {t: text for t, text in answers.items() if t in set(over)},
+            self.references,
+            team=run.team_id,
+            topics=over,
+            bags=self.bags,
+        )
+        result.measures["lo"] = overlap.value
+        for topic, value in overlap.per_topic.items():
+            result.per_topic.setdefault(topic, {})["lo"] = value
+        note = overlap.description
+        if self.task1_label:
+            note = note.removesuffix(".") + f" (Task 1 answers from qrels {self.task1_label})."
+        result.notes.append(note)
+        if not self.asked:
+            return
+        keys = {topic: answer_key(text) for topic, text in answers.items()}
+        for code, share in question_shares(keys, self.marks, self.asked).items():
+            if share.value is not None:
+                result.measures[code] = share.value
+            result.measures[f"{code}_answers"] = float(share.answered)
+        result.notes.append(shares_note(self.asked))
+
+
 class AnswerScorer:
     def __init__(
-        self, grades: Grades, *, level: int, average: Average, topics: Sequence[str] | None
+        self,
+        grades: Grades,
+        *,
+        level: int,
+        average: Average,
+        topics: Sequence[str] | None,
+        extras: AnswerExtras | None = None,
     ):
         self.measures: tuple[str, ...] = OPENQA_MEASURES
         self.grades, self.level, self.average, self.topics = grades, level, average, topics
+        self.extras = extras
 
     def score(self, run: Run) -> RunScores:
         answers = best_ranked(run_answers(run))
-        return evaluate_openqa_answers(
+        result = evaluate_openqa_answers(
             run.tag,
             answers,
             self.grades,
@@ -138,6 +221,12 @@ class AnswerScorer:
             relevance_level=self.level,
             topics=self.topics,
         )
+        if self.extras is not None:
+            # LO is averaged over the topics AR and P@1 are.
+            everywhere = self.topics if self.topics is not None else sorted(self.grades)
+            over = everywhere if self.average == "all" else list(result.per_topic)
+            self.extras.add(run, result, over)
+        return result
 
     def score_without_team(self, run: Run) -> dict[str, float] | None:
         return None
@@ -204,6 +293,7 @@ def scorer_for(
     if names is not None:
         return MeasureScorer(grades, unique, names, level=level, average=average)
     if task.kind == RetrievalTask.Kind.OPENQA:
-        return AnswerScorer(grades, level=level, average=average, topics=topics)
+        extras = AnswerExtras(task, grades, level=level)
+        return AnswerScorer(grades, level=level, average=average, topics=topics, extras=extras)
     first_answer = task.kind == RetrievalTask.Kind.ANSWER
     return PrimeScorer(grades, unique, level=level, average=average, first_answer=first_answer)

@@ -84,6 +84,18 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
     )
     run = page_filter(request, parse_id, request.GET.get("run"), name="run", default=None)
     chosen = next((r for r in rows if r["id"] == run), rows[0] if rows else None)
+    # ARQMath-3 also gave Task 1 runs' AR and P@1 of their first answer, beside Task 3's.
+    first_answer = task.kind == "answer" and any("ar" in row for row in rows)
+    # ... and LO, MG and UI beside Task 3's AR and P@1 (not tested for significance).
+    extras = OPENQA_EXTRAS if task.kind == "openqa" else []
+    # LO has a value per topic too (MG and UI are shares of a run's answers: none per topic).
+    with_lo = bool(extras) and chosen is not None and "lo" in chosen
+    topic_columns = [*columns, *([("lo", "LO", "LO")] if with_lo else [])]
+    for row in rows:
+        row["extras"] = [
+            (row.get(key), None if key == "lo" else _count(row.get(f"{key}_answers")))
+            for key, _, _ in extras
+        ]
     context = {
         "task": task,
         "qrels": qrels,
@@ -95,13 +107,15 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "average_notes": average_notes(rows) or [AVERAGE_TEXT[task.average]],
         "qrels_notice": qrels_notice(qrels, task),
         "unjudged_text": unjudged_rule(task.kind, task.official_measures),
-        # ARQMath-3 also gave Task 1 runs' AR and P@1 of their first answer, beside Task 3's.
-        "first_answer": task.kind == "answer" and any("ar" in row for row in rows),
+        "first_answer": first_answer,
         "columns": columns,
+        "extra_columns": extras,
+        "not_scored_span": len(columns) + len(extras) + (4 if first_answer else 2),
         "measures_text": _measures_text(task),
         "measure": measure,
         "chosen": chosen,
-        "topics": _topic_rows(chosen, keys),
+        "topics": _topic_rows(chosen, [key for key, _, _ in topic_columns]),
+        "topic_columns": topic_columns,
         "by_category": _by_category(task, qrels, rows, measure),
         "chart": _chart_data(rows, columns, chosen, measure),
         "significance": _significance(job, measure) if staff else [],
@@ -109,6 +123,21 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "downloads": list(DOWNLOADS),
     }
     return render(request, "evaluation/results.html", context)
+
+
+OPENQA_EXTRAS = [
+    ("lo", "LO", "Lexical Overlap: token F1 with the best-matching known relevant answer"),
+    ("mg", "MG", "Share of the run's answers the assessors marked machine-generated"),
+    (
+        "ui",
+        "UI",
+        "Share of the run's answers the assessors marked as holding unrelated information",
+    ),
+]
+
+
+def _count(value: object) -> int | None:
+    return int(value) if isinstance(value, int | float) else None
 
 
 def _measures_text(task: RetrievalTask) -> str:

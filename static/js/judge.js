@@ -7,6 +7,8 @@
 //   successful submit clears them; logging out clears every draft of the browser.
 // - Submit goes to the JSON endpoint (data-api) without reloading; a failed request keeps the
 //   page as it is and retries with the same client token, so the server stores it once.
+// - Extra questions (machine-generated? unrelated information?) asked on the topic are
+//   checkboxes under each hit, ticked by their keys; they are sent with the grade.
 // - After a submit the next unjudged item is fetched and swapped in (no full reload).
 // - Active time (static/js/active_clock.js): time with the tab visible; an idle gap over two
 //   minutes is not counted.
@@ -20,6 +22,7 @@
   // Keys that are not grades (assessment.core.guidelines.RESERVED_KEYS keeps scales off them):
   //   j k t q c g ? Enter Escape ← →, and on document items x . , (static/js/highlight.js)
   var KEY_CHOICES = {};
+  var QUESTION_KEYS = {};  // key -> question code, for the questions asked on this topic
   var FLAGS = {};
   var CHOOSE_HINT = "";
   var drafts = window.qrelsmithDrafts;
@@ -32,6 +35,7 @@
     var blob = root.querySelector("#judge-scale");
     var scale = blob ? JSON.parse(blob.textContent) : {};
     KEY_CHOICES = scale.keys || {};
+    QUESTION_KEYS = scale.questions || {};
     FLAGS = scale.flags || {};
     CHOOSE_HINT = scale.hint || "";
   }
@@ -102,6 +106,15 @@
     }
   }
 
+  function answer(code) {
+    var hit = page.hits[page.focus];
+    var box = hit && $('input[data-question="' + code + '"]', hit);
+    if (!box) return;
+    box.checked = !box.checked;
+    markHit(hit);
+    saveDraft();
+  }
+
   function isDirty() {
     return page && page.hits.some(function (hit) { return hit.classList.contains("is-dirty"); });
   }
@@ -119,6 +132,8 @@
       showHitError(hit, problem);
       if (problem && firstBad === null) firstBad = i;
       var verdict = { hit: Number(hit.dataset.hit), comment: comment };
+      var answers = hits.answersObject(hit);
+      if (answers) verdict.answers = answers;
       if (/^\d$/.test(choice)) verdict.grade = Number(choice);
       else verdict.flag = choice;
       verdicts.push(verdict);
@@ -312,7 +327,7 @@
   // ---- Keyboard (judge_keys.js) ------------------------------------------------------------
   function toggle(id) { keys.toggle(id, page.root); }
   keys.listen(function () { return page; }, {
-    choose: choose, setFocus: setFocus, openThread: openThread, submit: submit, leave: leave,
+    choose: choose, answer: answer, setFocus: setFocus, openThread: openThread, submit: submit, leave: leave,
   });
 
   // ---- Wiring a page -------------------------------------------------------------------
@@ -321,7 +336,7 @@
     if (!form) return;
     readScale(root);
     page = {
-      root: root, form: form, hits: $all(".hit", form), keys: KEY_CHOICES, focus: 0,
+      root: root, form: form, hits: $all(".hit", form), keys: KEY_CHOICES, questionKeys: QUESTION_KEYS, focus: 0,
       pending: null, retryTimer: null,
     };
     page.hits.forEach(function (hit, i) {

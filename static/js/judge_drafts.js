@@ -20,7 +20,9 @@
     var unsaved = {};
     page.hits.forEach(function (hit) {
       if (!hit.classList.contains("is-dirty")) return;
-      unsaved[hit.dataset.hit] = { choice: hits.choice(hit), comment: hits.comment(hit), revision: hit.dataset.revision };
+      unsaved[hit.dataset.hit] = {
+        choice: hits.choice(hit), comment: hits.comment(hit), answers: hits.answers(hit), revision: hit.dataset.revision,
+      };
     });
     drafts.write(draftKey, unsaved);
   }
@@ -30,6 +32,7 @@
     page.hits.forEach(function (hit) {
       if (!hit.classList.contains("is-restored")) return;
       hits.setChoice(hit, hit.dataset.choice);
+      hits.setAnswers(hit, hits.savedAnswers(hit));
       hit.querySelector("textarea").value = hit.dataset.comment;
       hit.classList.remove("is-restored");
       hits.mark(hit, flags);
@@ -47,6 +50,7 @@
       var kept = draft.hits[hit.dataset.hit];
       if (!kept || String(kept.revision) !== hit.dataset.revision) return;  // newer save wins
       hits.setChoice(hit, kept.choice || "");
+      hits.setAnswers(hit, kept.answers === undefined ? hits.savedAnswers(hit) : kept.answers);
       hit.querySelector("textarea").value = kept.comment || "";
       hit.classList.add("is-restored");
       hits.mark(hit, flags);

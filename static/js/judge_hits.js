@@ -1,6 +1,7 @@
-// One hit of the judging page (static/js/judge.js): its chosen grade or flag and its comment,
-// whether that differs from the saved judgment (the hit's data-choice, data-comment and
-// data-revision), the state line and error box it shows, and taking a saved judgment in.
+// One hit of the judging page (static/js/judge.js): its chosen grade or flag, its comment and
+// its answers to the task's extra questions (checkboxes), whether that differs from the saved
+// judgment (the hit's data-choice, data-comment, data-revision and its questions' data-answers),
+// the state line and error box it shows, and taking a saved judgment in.
 (function () {
   "use strict";
 
@@ -10,6 +11,37 @@
   }
 
   function comment(hit) { return hit.querySelector("textarea").value; }
+
+  function boxes(hit) { return Array.prototype.slice.call(hit.querySelectorAll("input[data-question]")); }
+
+  // The answers as "mg:1 ui:0" in page order ("" when no question is asked on this topic).
+  function answers(hit) {
+    return boxes(hit).map(function (box) { return box.dataset.question + ":" + (box.checked ? 1 : 0); }).join(" ");
+  }
+
+  // The answers as the JSON endpoint takes them ({mg: true, ui: false}), or null when none.
+  function answersObject(hit) {
+    var found = boxes(hit);
+    if (!found.length) return null;
+    var result = {};
+    found.forEach(function (box) { result[box.dataset.question] = box.checked; });
+    return result;
+  }
+
+  function savedAnswers(hit) {
+    var set = hit.querySelector("[data-answers]");
+    return set ? set.dataset.answers : "";
+  }
+
+  // Ticks the boxes as ``signature`` ("mg:1 ui:0") says.
+  function setAnswers(hit, signature) {
+    var ticked = {};
+    (signature || "").split(" ").forEach(function (part) {
+      var pair = part.split(":");
+      if (pair.length === 2) ticked[pair[0]] = pair[1] === "1";
+    });
+    boxes(hit).forEach(function (box) { box.checked = !!ticked[box.dataset.question]; });
+  }
 
   function setChoice(hit, value) {
     Array.prototype.forEach.call(hit.querySelectorAll("input[type=radio]"), function (radio) {
@@ -21,7 +53,8 @@
   // choices that need a comment.
   function mark(hit, flags) {
     var chosen = choice(hit);
-    var dirty = chosen !== hit.dataset.choice || comment(hit).trim() !== hit.dataset.comment;
+    var dirty = chosen !== hit.dataset.choice || comment(hit).trim() !== hit.dataset.comment ||
+      answers(hit) !== savedAnswers(hit);
     hit.classList.toggle("is-dirty", dirty);
     hit.classList.toggle("is-judged", !!chosen && !dirty);
     if (!dirty) hit.classList.remove("is-restored");
@@ -48,6 +81,12 @@
     hit.dataset.revision = String(j.revision);
     hit.classList.remove("is-restored");
     setChoice(hit, value);
+    var set = hit.querySelector("[data-answers]");
+    if (set) {
+      var given = j.answers || {};
+      boxes(hit).forEach(function (box) { box.checked = !!given[box.dataset.question]; });
+      set.dataset.answers = answers(hit);
+    }
     hit.querySelector("textarea").value = j.comment || "";
     showError(hit, "");
     mark(hit, flags);
@@ -55,6 +94,7 @@
 
   window.qrelsmithHits = {
     choice: choice, comment: comment, setChoice: setChoice, mark: mark, showError: showError,
-    apply: apply,
+    apply: apply, answers: answers, answersObject: answersObject, savedAnswers: savedAnswers,
+    setAnswers: setAnswers,
   };
 })();

@@ -1,5 +1,6 @@
 // The judging page's keyboard (static/js/judge.js calls listen() with what each key does).
-// The task's grade and flag keys choose for the focused hit; j / k move between hits, t opens
+// The task's grade and flag keys choose for the focused hit, its question keys tick or untick
+// the extra questions (machine-generated? unrelated information?); j / k move between hits, t opens
 // the focused hit's thread and q the topic's, Enter submits, ← / → leave for the previous /
 // next item, ? shows the legend, g the definitions, c the comment box, Escape closes them.
 // Keep these in step with assessment.core.guidelines.RESERVED_KEYS, which keeps scales off them.
@@ -35,7 +36,10 @@
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var key = event.key;  // Tab is never taken: it reaches every link and control
     var lower = key.length === 1 ? key.toLowerCase() : key;
-    if (key.length === 1 && Object.prototype.hasOwnProperty.call(page.keys, lower)) {
+    if (key.length === 1 && Object.prototype.hasOwnProperty.call(page.questionKeys, lower)) {
+      event.preventDefault();
+      act.answer(page.questionKeys[lower]);
+    } else if (key.length === 1 && Object.prototype.hasOwnProperty.call(page.keys, lower)) {
       event.preventDefault();
       act.choose(page.keys[lower]);
     } else if (key === "j" || key === "k") {
@@ -66,7 +70,7 @@
   }
 
   // ``currentPage()`` is the page the keys act on (null before one is set up); ``act`` holds
-  // choose, setFocus, openThread, submit and leave.
+  // choose, answer, setFocus, openThread, submit and leave.
   function listen(currentPage, act) {
     document.addEventListener("keydown", function (event) {
       var page = currentPage();

@@ -6,7 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluation.core.answers import AnswerMapError
+from evaluation.core.answer_questions import JudgmentsFileError
+from evaluation.core.answers import AnswerMapError, run_teams_read
+from evaluation.core.lexical_overlap import DEFAULT_TOKENIZER, TOKENIZERS
 from evaluation.core.official import default_text, official_measure_names
 from evaluation.core.qrels import QrelsFormatError
 from evaluation.core.ranking import PRECISIONS
@@ -44,6 +46,27 @@ class Command(BaseCommand):
             metavar="FILE",
             help="open QA: TSV of run tag, topic, answer id giving native Task 3 run files "
             "(topic rank score run sources answer) their answer ids",
+        )
+        parser.add_argument(
+            "--teams",
+            metavar="FILE",
+            help="open QA: TSV of run tag, team; Lexical Overlap (LO, computed for native Task "
+            "3 runs) leaves each team's own answers out of its references (default: each run "
+            "is a team of its own)",
+        )
+        parser.add_argument(
+            "--judgments",
+            metavar="FILE",
+            help="open QA: the app's judgments CSV (with the answers to the extra questions): "
+            "MG and UI of native Task 3 runs, the shares of their answers marked "
+            "machine-generated and as holding unrelated information",
+        )
+        parser.add_argument(
+            "--tokenizer",
+            choices=sorted(TOKENIZERS),
+            default=DEFAULT_TOKENIZER,
+            help="open QA: how LO splits answers into tokens (ARQMath-3 used MathBERTa's, "
+            "which needs a model; named with the figure)",
         )
         parser.add_argument(
             "--average",
@@ -115,8 +138,17 @@ class Command(BaseCommand):
                 average=options["average"],
                 answer_map=options["answer_map"],
                 precision=options["score_precision"],
+                teams=run_teams_read(options["teams"]) if options["teams"] else None,
+                tokenizer=options["tokenizer"],
+                judgments=options["judgments"],
             )
-        except (QrelsFormatError, RunFileError, AnswerMapError, OSError) as error:
+        except (
+            QrelsFormatError,
+            RunFileError,
+            AnswerMapError,
+            JudgmentsFileError,
+            OSError,
+        ) as error:
             raise CommandError(str(error)) from error
         if options["format"] != "json":
             for row in rows:
