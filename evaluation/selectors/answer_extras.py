@@ -13,6 +13,7 @@ from assessment.models import Assignment, Judgment
 from assessment.selectors.guidelines import guidelines_current
 from assessment.selectors.handover import counted_judgments
 from collection.models import Post, RetrievalTask
+from collection.selectors import answer_task_of
 from evaluation.core.answer_questions import REPORTED
 from evaluation.core.lexical_overlap import Reference, usable_task1_answer
 from evaluation.core.qrels import qrels_parse
@@ -77,7 +78,7 @@ def task1_references(task: RetrievalTask, *, level: int) -> tuple[dict[str, list
     """ARQMath-3's Task 1 references for LO: the relevant (grade >= ``level``) answer posts of
     the answer task's official qrels, of at most 1,200 characters of text; and the label of the
     qrels they came from ("" when the answer task has no official qrels)."""
-    answer_task = task.answer_task if task.answer_task_id else None
+    answer_task = answer_task_of(task)
     publication = publication_of(answer_task) if answer_task is not None else None
     if publication is None or publication.qrels is None:
         return {}, ""
