@@ -32,7 +32,8 @@ def test_audit_figures_match_an_independent_computation_when_a_judge_is_imported
     people = [p for p, _ in PAIRS.values()]
     machine = [m for _, m in PAIRS.values()]
     pair = audit.qrels.pair
-    assert pair is not None and pair.shared == 6
+    assert pair is not None
+    assert pair.shared == 6
     assert pair.kappa.value == pytest.approx(
         cohen_kappa_score(people, machine, labels=[0, 1, 2, 3])
     )
