@@ -26,6 +26,7 @@ from django.db.models.functions import Length, Substr
 
 from assessment.models import Assignment, Judgment
 from assessment.selectors.handover import previous_judgments
+from assessment.selectors.machine_judges import suggested_grades
 from assessment.selectors.progress import (
     ItemStatus,
     Progress,
@@ -80,6 +81,7 @@ class HitView:
     revision: int = 0
     updated_at: object = None
     previous: bool = False  # judged by a previous assessor: nothing to do, nothing shown
+    suggestion: int | None = None  # assisted mode: the suggesting machine judge's grade
     error: str = ""  # set by a view re-showing a refused submit
     hid: str = field(init=False)  # the id as text: rendered many times per page
 
@@ -229,7 +231,15 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
             return None
     statuses = item_statuses(assignment)
     views, thread_of = hit_views(hits, topic)
+    for view, grade in _suggestions(topic.pk, views):
+        view.suggestion = grade
     return _assemble(assignment, item_obj, views, statuses, thread_of)
+
+
+def _suggestions(topic_id: int, views: Sequence[HitView]) -> list[tuple[HitView, int]]:
+    """The open hits' suggested grades in assisted mode (assessors stay blind otherwise)."""
+    found = suggested_grades(topic_id, [v.hit_id for v in views if not v.previous])
+    return [(v, found[v.hit_id]) for v in views if v.hit_id in found]
 
 
 def _shown_posts(post_ids: list[int]) -> QuerySet[Post]:

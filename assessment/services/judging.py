@@ -23,6 +23,7 @@ from django.utils import timezone
 from assessment.core.guidelines import GradeScale
 from assessment.models import Assignment, Judgment, JudgmentRevision
 from assessment.selectors.guidelines import guidelines_for_assignment
+from assessment.selectors.machine_judges import suggested_grades
 from assessment.services.judging_checks import (
     MAX_ACTIVE_SECONDS,
     PREVIOUS_ASSESSOR,
@@ -80,6 +81,7 @@ def _apply(
     client_token: str,
     guidelines_version_id: int | None = None,
     imported: bool = False,
+    suggested: frozenset[int] = frozenset(),
 ) -> Applied:
     """Insert new judgments, update changed ones, keep a revision of every change.
 
@@ -135,9 +137,11 @@ def _apply(
             judgment.client_token = client_token
             changed.append(judgment)
         result.append(judgment)
-    # A new or changed value was given under the guidelines in force now.
+    # A new or changed value was given under the guidelines in force now, with or without a
+    # machine judge's suggestion on the page (``suggested``: the hits that showed one).
     for judgment in (*created, *changed):
         judgment.guidelines_version_id = guidelines_version_id
+        judgment.suggestion_shown = judgment.hit_id in suggested
     if created:
         Judgment.objects.bulk_create(created)
     if changed or touched:
@@ -151,6 +155,7 @@ def _apply(
 
 _FIELDS = ("grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token")
 _FIELDS_GROUPED = (*_FIELDS[:5], "assessor_id", "client_token", "guidelines_version_id")
+_FIELDS_SHOWN = (*_FIELDS, "suggestion_shown")
 
 
 def _save_changes(judgments: Sequence[Judgment], *, grouped: bool) -> None:
@@ -163,7 +168,7 @@ def _save_changes(judgments: Sequence[Judgment], *, grouped: bool) -> None:
     for judgment in judgments:
         judgment.updated_at = now
     if not grouped:
-        fields = [*_FIELDS, "guidelines_version", "updated_at"]
+        fields = [*_FIELDS_SHOWN, "guidelines_version", "updated_at"]
         Judgment.objects.bulk_update(judgments, fields)
         return
     groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
@@ -208,6 +213,7 @@ def _submit(
             seconds_each=seconds / len(verdicts),
             client_token=client_token[:64],
             guidelines_version_id=guidelines_version_id,
+            suggested=frozenset(suggested_grades(topic_id, hit_ids)),
         )
         return applied.judgments
 

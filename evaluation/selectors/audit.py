@@ -103,6 +103,9 @@ class JudgeAudit:
     scale: ScalePoints
     qrels: VersusAudit
     assessors: list[VersusAudit]
+    # People's judgments given with the machine's suggestion shown, and blind ones (only the
+    # blind ones while the task was never in assisted mode).
+    by_suggestion: list[VersusAudit]
     per_topic: list[tuple[str, PairAgreement[int]]]
     rankings: list[RankingAgreement]
     runs: int
@@ -148,24 +151,35 @@ def _keyed(
     return {key: grade for key, (_, grade) in chosen.items() if grade is not None}
 
 
-def _people_ratings(
-    task: RetrievalTask, account_id: int
-) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
-    """Each person's grades (official and dual assignments) and the machine's, by hit id."""
-    people: dict[int, dict[int, int]] = defaultdict(dict)
+@dataclass(frozen=True)
+class _PeopleGrades:
+    by_assessor: dict[int, dict[int, int]]  # assessor -> hit -> grade
+    by_suggestion: dict[bool, dict[int, tuple[int, int]]]  # shown -> judgment -> (hit, grade)
+
+
+def _people_grades(task: RetrievalTask) -> _PeopleGrades:
+    """Each person's grades (official and dual assignments), and each judgment by whether a
+    machine suggestion was shown when it was given (assisted mode)."""
+    by_assessor: dict[int, dict[int, int]] = defaultdict(dict)
+    by_suggestion: dict[bool, dict[int, tuple[int, int]]] = {True: {}, False: {}}
     rows = Judgment.objects.filter(
         assignment__topic__task=task,
         assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
         grade__isnull=False,
-    ).values_list("assessor_id", "hit_id", "grade")
-    for assessor, hit, grade in rows:
-        people[assessor][hit] = grade  # type: ignore[assignment]
-    machine = dict(
-        Judgment.objects.filter(assessor_id=account_id, grade__isnull=False).values_list(
-            "hit_id", "grade"
-        )
+    ).values_list("pk", "assessor_id", "hit_id", "grade", "suggestion_shown")
+    for pk, assessor, hit, grade, shown in rows:
+        if grade is None:
+            continue
+        by_assessor[assessor][hit] = grade
+        by_suggestion[bool(shown)][pk] = (hit, grade)
+    return _PeopleGrades(dict(by_assessor), by_suggestion)
+
+
+def _machine_grades(account_id: int) -> dict[int, int]:
+    rows = Judgment.objects.filter(assessor_id=account_id, grade__isnull=False).values_list(
+        "hit_id", "grade"
     )
-    return dict(people), machine  # type: ignore[return-value]
+    return {hit: grade for hit, grade in rows if grade is not None}
 
 
 def _rankings(
@@ -242,22 +256,42 @@ def judge_audit(*, task: RetrievalTask, judge: MachineJudge, with_ci: bool = Fal
         )
         for topic in sorted(by_topic_machine.keys() & by_topic_qrels.keys(), key=natural_key)
     ]
-    people, machine_by_hit = _people_ratings(task, judge.account_id)
+    grades = _people_grades(task)
+    people, machine_by_hit = grades.by_assessor, _machine_grades(judge.account_id)
     names = assessor_names(people)
     assessors = [
         _versus(
             names.get(person, f"#{person}"),
             machine_by_hit,
-            grades,
+            given,
             person,
             scale=scale,
             with_ci=with_ci,
             seed=seed,
             judge_name=judge.name,
         )
-        for person, grades in sorted(people.items(), key=lambda kv: names.get(kv[0], ""))
-        if grades.keys() & machine_by_hit.keys()
+        for person, given in sorted(people.items(), key=lambda kv: names.get(kv[0], ""))
+        if given.keys() & machine_by_hit.keys()
     ]
+    by_suggestion = []
+    for shown, label in ((True, "with the suggestion shown"), (False, "judged blind")):
+        judged = {
+            pk: hg for pk, hg in grades.by_suggestion[shown].items() if hg[0] in machine_by_hit
+        }
+        if shown and not judged:
+            continue  # the task was never in assisted mode: nothing to split
+        by_suggestion.append(
+            _versus(
+                f"people's judgments {label}",
+                {pk: machine_by_hit[hit] for pk, (hit, _) in judged.items()},
+                {pk: grade for pk, (_, grade) in judged.items()},
+                QRELS,
+                scale=scale,
+                with_ci=with_ci,
+                seed=seed,
+                judge_name=judge.name,
+            )
+        )
     rankings, runs = _rankings(task, records, judge)
     probes = [found for provider in _PROBE_PROVIDERS if (found := provider(task, judge))]
     return JudgeAudit(
@@ -265,6 +299,7 @@ def judge_audit(*, task: RetrievalTask, judge: MachineJudge, with_ci: bool = Fal
         scale=scale,
         qrels=versus_qrels,
         assessors=assessors,
+        by_suggestion=by_suggestion,
         per_topic=per_topic,
         rankings=rankings,
         runs=runs,
