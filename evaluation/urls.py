@@ -14,6 +14,7 @@ urlpatterns: list = [
         name="results-download",
     ),
     path("results/<id:task_id>/qrels/", views.qrels_page, name="qrels"),
+    path("results/<id:task_id>/human-sample/", views.human_sample_page, name="human-sample"),
     path("results/<id:task_id>/publication/", views.publication_page, name="publication"),
     path("qrels/<id:version_id>/download/", views.qrels_download, name="qrels-download"),
     path(
