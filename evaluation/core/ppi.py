@@ -176,23 +176,43 @@ def _weighted_means(
     return {g: weighted[g] / mass[g] for g in weighted}, count
 
 
-def _shifts(
-    judged: Sequence[_Judged], error: Mapping[ItemKey, float]
-) -> Callable[[str, str], float]:
+@dataclass(frozen=True)
+class _Shifts:
     """b for an item of (topic, stratum): the mean error, weighted by 1/pi, of the judged
     items of its topic and stratum when there are ``MIN_CELL`` of them, else of its stratum
     when two, else 0. A topic's prevalence of relevant items moves the machine's errors, so
     the topic's own cell corrects best where it has the items to do it."""
+
+    cells: dict[str, float]
+    cell_count: dict[str, int]
+    strata: dict[str, float]
+    stratum_count: dict[str, int]
+
+    def used(self, topic: str, stratum: str) -> int:
+        """How many judged items the item's shift is the mean of (0: no shift)."""
+        if self.cell_count.get(f"{topic}\t{stratum}", 0) >= MIN_CELL:
+            return self.cell_count[f"{topic}\t{stratum}"]
+        found = self.stratum_count.get(stratum, 0)
+        return found if found >= 2 else 0
+
+    def __call__(self, topic: str, stratum: str) -> float:
+        cell = f"{topic}\t{stratum}"
+        if self.cell_count.get(cell, 0) >= MIN_CELL:
+            return self.cells[cell]
+        return self.strata[stratum] if self.stratum_count.get(stratum, 0) >= 2 else 0.0
+
+    def inflation(self, topic: str, stratum: str) -> float:
+        """sqrt(n / (n - 1)) for a residual from a mean of n items it is part of: such a
+        residual is shrunk towards 0 by the fit, and the variance would come out too small
+        (the degrees-of-freedom correction of a fitted mean)."""
+        n = self.used(topic, stratum)
+        return math.sqrt(n / (n - 1)) if n >= 2 else 1.0
+
+
+def _shifts(judged: Sequence[_Judged], error: Mapping[ItemKey, float]) -> _Shifts:
     cells, cell_count = _weighted_means(judged, error, lambda j: f"{j.key[0]}\t{j.stratum}")
     strata, stratum_count = _weighted_means(judged, error, lambda j: j.stratum)
-
-    def shift(topic: str, stratum: str) -> float:
-        cell = f"{topic}\t{stratum}"
-        if cell_count.get(cell, 0) >= MIN_CELL:
-            return cells[cell]
-        return strata[stratum] if stratum_count.get(stratum, 0) >= 2 else 0.0
-
-    return shift
+    return _Shifts(cells, cell_count, strata, stratum_count)
 
 
 class PpiEvaluator:
@@ -220,7 +240,7 @@ class PpiEvaluator:
         self.stratum = {key: stratum_of(found) for key, found in machine.items()}
         # Per measure: m'_d of every machine-graded item, and (pi_d, g_d - m'_d) of the judged.
         self.calibrated: dict[str, dict[ItemKey, float]] = {}
-        self.residual: dict[str, dict[ItemKey, tuple[float, float]]] = {}
+        self.residual: dict[str, dict[ItemKey, tuple[float, float, float]]] = {}
         self.norms: dict[str, dict[str, float]] = {}
         self.expected: dict[str, dict[ItemKey, float]] = {}
         self.machine_norms: dict[str, dict[str, float]] = {}
@@ -234,7 +254,12 @@ class PpiEvaluator:
             self.expected[m.name] = expected
             self.machine_norms[m.name] = machine_norms(m, machine, self.topics)
             self.residual[m.name] = {
-                j.key: (j.inclusion, m.gain(j.grade) - calibrated[j.key]) for j in self.judged
+                j.key: (
+                    j.inclusion,
+                    m.gain(j.grade) - calibrated[j.key],
+                    shift.inflation(j.key[0], j.stratum),
+                )
+                for j in self.judged
             }
             self.norms[m.name] = (
                 dict.fromkeys(self.topics, float(m.k))
@@ -272,10 +297,10 @@ class PpiEvaluator:
             for key, c in weights.items():
                 value += c * calibrated.get(key, 0.0)
                 if key in residual:
-                    inclusion, error = residual[key]
+                    inclusion, error, inflation = residual[key]
                     term = c * error / inclusion
                     value += term
-                    variance += (1 - inclusion) * term * term
+                    variance += (1 - inclusion) * (term * inflation) ** 2
             alone = self.expected[m.name]
             machine_only = sum(
                 c * alone.get(key, 0.0)

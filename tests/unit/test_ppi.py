@@ -114,8 +114,9 @@ def test_estimate_equals_the_hand_computation_when_a_stratum_is_corrected() -> N
     # a and c count 2/3; g0 has one judged item, no correction. P_2 over a, b (weights 1/2):
     # 1/2 * 2/3 + 1/2 * 0, plus the residuals: a (0 - 2/3) / 2 / 0.5, b (1 - 0) / 2 / 0.5.
     assert found.value == pytest.approx(1 / 3 - 2 / 3 + 1)
-    # Poisson variance: (1 - 0.5) * (-2/3)^2 + (1 - 0.5) * 1^2.
-    assert found.std_error == pytest.approx(math.sqrt(0.5 * 4 / 9 + 0.5))
+    # Poisson variance: (1 - 0.5) * (-2/3)^2 * 2/1 + (1 - 0.5) * 1^2; a's residual is from
+    # g1's mean of 2 judged items, so it counts n/(n-1) = 2 times (b's stratum has no shift).
+    assert found.std_error == pytest.approx(math.sqrt(0.5 * 4 / 9 * 2 + 0.5))
     assert found.low == pytest.approx(found.value - 1.959963984540054 * found.std_error)
     assert found.machine_only == pytest.approx(0.5)
     assert (found.n_human, found.n_machine) == (3, 4)
