@@ -238,6 +238,7 @@ class PpiEvaluator:
         ]
         self.n_human = len(self.judged)
         self.stratum = {key: stratum_of(found) for key, found in machine.items()}
+        self._groups(machine)
         # Per measure: m'_d of every machine-graded item, and (pi_d, g_d - m'_d) of the judged.
         self.calibrated: dict[str, dict[ItemKey, float]] = {}
         self.residual: dict[str, dict[ItemKey, tuple[float, float, float]]] = {}
@@ -267,6 +268,60 @@ class PpiEvaluator:
                 else self._estimated_norms(m, machine, grades)
             )
 
+    def _groups(self, machine: Mapping[ItemKey, MachineGrade]) -> None:
+        """Which judged items each item's correction is the mean of: its (topic, stratum)
+        cell (``c:``), its stratum (``s:``) or none; and each group's weight sum of 1/pi.
+        The variance needs them: a correction fitted on a group's judged items moves every
+        item of the group the run counts, so each judged item carries that share too."""
+        cells: dict[str, int] = defaultdict(int)
+        strata: dict[str, int] = defaultdict(int)
+        for j in self.judged:
+            cells[f"{j.key[0]}\t{j.stratum}"] += 1
+            strata[j.stratum] += 1
+
+        def group(topic: str, stratum: str) -> str | None:
+            if cells.get(f"{topic}\t{stratum}", 0) >= MIN_CELL:
+                return f"c:{topic}\t{stratum}"
+            return f"s:{stratum}" if strata.get(stratum, 0) >= 2 else None
+
+        self.group = {key: group(key[0], self.stratum[key]) for key in machine}
+        self.mass: dict[str, float] = defaultdict(float)
+        for j in self.judged:
+            own = self.group[j.key]
+            if own is not None and own.startswith("c:"):
+                self.mass[own] += 1 / j.inclusion
+            if strata[j.stratum] >= 2:
+                self.mass[f"s:{j.stratum}"] += 1 / j.inclusion
+
+    def _variance(
+        self,
+        weights: Mapping[ItemKey, float],
+        residual: Mapping[ItemKey, tuple[float, float, float]],
+    ) -> float:
+        """Poisson sampling's variance of the estimate, each judged item weighted by its own
+        c_d plus its share of the corrections its groups spread over the run's other items
+        (the g-weights of the regression estimator, Särndal et al. 1992, §6.6)."""
+        spread: dict[str, float] = defaultdict(float)
+        for key, c in weights.items():
+            found = self.group.get(key)
+            if found is not None:
+                spread[found] += c
+                if key in residual:
+                    spread[found] -= c / residual[key][0]
+        variance = 0.0
+        for j in self.judged:
+            inclusion, error, inflation = residual[j.key]
+            own = self.group[j.key]
+            w = weights.get(j.key, 0.0)
+            if own is not None and own.startswith("c:") and own in spread:
+                w += spread[own] / self.mass[own]
+            wide = f"s:{j.stratum}"
+            if wide in spread:
+                w += spread[wide] / self.mass[wide]
+            if w:
+                variance += (1 - inclusion) * (w * error * inflation / inclusion) ** 2
+        return variance
+
     def _estimated_norms(
         self, m: LinearMeasure, machine: Mapping[ItemKey, MachineGrade], grades: Sequence[int]
     ) -> dict[str, float]:
@@ -293,14 +348,13 @@ class PpiEvaluator:
         for m in self.measures:
             weights = run_weights(m, run, self.topics, self.norms[m.name])
             calibrated, residual = self.calibrated[m.name], self.residual[m.name]
-            value = variance = 0.0
+            value = 0.0
             for key, c in weights.items():
                 value += c * calibrated.get(key, 0.0)
                 if key in residual:
-                    inclusion, error, inflation = residual[key]
-                    term = c * error / inclusion
-                    value += term
-                    variance += (1 - inclusion) * (term * inflation) ** 2
+                    inclusion, error, _ = residual[key]
+                    value += c * error / inclusion
+            variance = self._variance(weights, residual)
             alone = self.expected[m.name]
             machine_only = sum(
                 c * alone.get(key, 0.0)

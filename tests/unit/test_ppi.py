@@ -114,9 +114,14 @@ def test_estimate_equals_the_hand_computation_when_a_stratum_is_corrected() -> N
     # a and c count 2/3; g0 has one judged item, no correction. P_2 over a, b (weights 1/2):
     # 1/2 * 2/3 + 1/2 * 0, plus the residuals: a (0 - 2/3) / 2 / 0.5, b (1 - 0) / 2 / 0.5.
     assert found.value == pytest.approx(1 / 3 - 2 / 3 + 1)
-    # Poisson variance: (1 - 0.5) * (-2/3)^2 * 2/1 + (1 - 0.5) * 1^2; a's residual is from
-    # g1's mean of 2 judged items, so it counts n/(n-1) = 2 times (b's stratum has no shift).
-    assert found.std_error == pytest.approx(math.sqrt(0.5 * 4 / 9 * 2 + 0.5))
+    # Poisson variance sum (1 - pi)/pi^2 (w e)^2 over the judged items, w the item's c plus
+    # its share of g1's correction spread over the run: g1's run weight 1/2 (a) less its
+    # judged estimate 1/2 / 0.5, over g1's 1/pi mass 1/0.5 + 1/0.25 = 6: -1/12. Residuals
+    # from g1's fitted mean of 2 items count n/(n-1) = 2 times; b (g0, no correction) once.
+    a = (1 - 0.5) / 0.5**2 * ((1 / 2 - 1 / 12) * (-2 / 3)) ** 2 * 2
+    c = (1 - 0.25) / 0.25**2 * ((0 - 1 / 12) * (1 / 3)) ** 2 * 2
+    b = (1 - 0.5) / 0.5**2 * (1 / 2 * 1) ** 2
+    assert found.std_error == pytest.approx(math.sqrt(a + b + c))
     assert found.low == pytest.approx(found.value - 1.959963984540054 * found.std_error)
     assert found.machine_only == pytest.approx(0.5)
     assert (found.n_human, found.n_machine) == (3, 4)
