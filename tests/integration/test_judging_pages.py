@@ -266,8 +266,7 @@ def test_pages_and_submit_run_constant_queries_whatever_the_pool_size(
     client = _client("alice")
     client.get(reverse("assessment:home"))  # warm the session
     for assignment, pool in ((a_answers, answers), (a_formulas, formulas)):
-        # 7, the session read from the database, the machine suggestions (assisted mode)
-        with django_assert_max_num_queries(9):
+        with django_assert_max_num_queries(8):  # 7, and the session read from the database
             assert client.get(_judge(assignment.pk, pool.items[0].pk)).status_code == 200
         with django_assert_max_num_queries(5):  # session, user, assignment, statuses, guidelines
             assert client.get(reverse("assessment:items", args=[assignment.pk])).status_code == 200
