@@ -224,6 +224,11 @@ class MachineJudge(models.Model):
         help_text="The file lists only relevant items (classic collections' qrels): a pooled "
         "hit of a topic the file grades that it does not list is graded 0.",
     )
+    suggests = models.BooleanField(
+        default=False,
+        help_text="Assisted mode: its grade is shown to assessors as a suggestion on the judging "
+        "page (at most one judge of a task).",
+    )
     source_name = models.CharField(max_length=255, blank=True)
     checksum = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file.")
     created_by = models.ForeignKey(
@@ -238,6 +243,11 @@ class MachineJudge(models.Model):
                 fields=["task"],
                 condition=models.Q(counts_in_qrels=True),
                 name="one_machine_judge_in_qrels_per_task",
+            ),
+            models.UniqueConstraint(
+                fields=["task"],
+                condition=models.Q(suggests=True),
+                name="one_suggesting_machine_judge_per_task",
             ),
         ]
 
@@ -265,6 +275,9 @@ class Judgment(models.Model):
     # judgment has at most a handful, always read and revised with its grade.
     answers = models.JSONField(default=dict, blank=True)
     revision = models.PositiveIntegerField(default=1)
+    # Whether the judging page showed a machine judge's grade as a suggestion when this value
+    # was given (the task's assisted mode), so agreement can be split by it.
+    suggestion_shown = models.BooleanField(default=False)
     # The token of the last request that wrote this judgment: a retried request (same token)
     # is answered with the stored judgment and adds no active time twice.
     client_token = models.CharField(max_length=64, blank=True)

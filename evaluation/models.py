@@ -162,3 +162,60 @@ class PublicationEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task} {self.action} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class HumanSample(models.Model):
+    """The pool items people judge beside a machine judge (people and machine together): drawn
+    with a known inclusion probability each (``evaluation.core.human_sample``), so the runs'
+    measures can be estimated from the machine's grades corrected by the people's
+    (``evaluation.core.ppi``). A new draw for the same judge replaces the old one; judgments
+    are never touched."""
+
+    task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="human_samples")
+    judge = models.ForeignKey(
+        "assessment.MachineJudge", on_delete=models.CASCADE, related_name="human_samples"
+    )
+    budget = models.PositiveIntegerField(help_text="Items people are asked to judge (expected).")
+    seed = models.IntegerField(default=0)
+    uncertain_share = models.FloatField(default=0.8)
+    machine_items = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["task", "judge"], name="human_sample_one_per_judge"),
+            models.CheckConstraint(
+                condition=models.Q(uncertain_share__gte=0, uncertain_share__lte=1),
+                name="human_sample_share_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} · {self.judge} · {self.budget}"
+
+
+class HumanSampleItem(models.Model):
+    """One drawn item (a qrels id of a topic) with the probability it was drawn with."""
+
+    sample = models.ForeignKey(HumanSample, on_delete=models.CASCADE, related_name="items")
+    topic = models.CharField(max_length=100)
+    item = models.CharField(max_length=200)
+    stratum = models.CharField(max_length=40)
+    inclusion = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sample", "topic", "item"], name="human_sample_item_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(inclusion__gt=0, inclusion__lte=1),
+                name="human_sample_inclusion_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic} {self.item} ({self.inclusion:.3f})"

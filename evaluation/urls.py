@@ -14,7 +14,13 @@ urlpatterns: list = [
         name="results-download",
     ),
     path("results/<id:task_id>/qrels/", views.qrels_page, name="qrels"),
+    path("results/<id:task_id>/human-sample/", views.human_sample_page, name="human-sample"),
     path("results/<id:task_id>/publication/", views.publication_page, name="publication"),
     path("qrels/<id:version_id>/download/", views.qrels_download, name="qrels-download"),
+    path(
+        "organize/task/<id:task_id>/machine-judges/<id:judge_id>/audit/",
+        views.judge_audit_page,
+        name="judge-audit",
+    ),
     path("results/jobs/<id:job_id>/progress/", views.job_progress, name="job-progress"),
 ]

@@ -20,6 +20,7 @@ from django.db.models import (
     OuterRef,
     Q,
     QuerySet,
+    Subquery,
     Value,
 )
 from django.db.models.functions import Length, Substr
@@ -81,6 +82,7 @@ class HitView:
     revision: int = 0
     updated_at: object = None
     previous: bool = False  # judged by a previous assessor: nothing to do, nothing shown
+    suggestion: int | None = None  # assisted mode: the suggesting machine judge's grade
     error: str = ""  # set by a view re-showing a refused submit
     hid: str = field(init=False)  # the id as text: rendered many times per page
 
@@ -161,6 +163,19 @@ def _thread_of(htmls: Iterable[str], also: Iterable[int] = ()) -> dict[int, int]
 _ITEM_FIELDS = ("key", "post_id", "visual_id", "answer", "display_order")
 
 
+def _suggested_grade() -> Subquery:
+    """The grade the task's suggesting machine judge gave the hit (assisted mode), in the
+    hits' own query: a page in blind mode costs nothing more."""
+    return Subquery(
+        Judgment.objects.filter(
+            hit_id=OuterRef("pk"),
+            assignment__purpose=Assignment.Purpose.MACHINE,
+            assessor__machine_judge__suggests=True,
+            grade__isnull=False,
+        ).values("grade")[:1]
+    )
+
+
 def own_hits(assignment: Assignment, items: QuerySet[PoolItem]) -> QuerySet[Hit]:
     """The hits of ``items`` (of the assignment's topic) in page order, with their item, this
     assignment's own judgment of each (``mine_<field>`` for each of ``JUDGMENT_SHOWN``) and
@@ -183,6 +198,7 @@ def own_hits(assignment: Assignment, items: QuerySet[PoolItem]) -> QuerySet[Hit]
             mine=FilteredRelation("judgments", condition=Q(judgments__assignment=assignment)),
             **{f"mine_{name}": F(f"mine__{name}") for name in JUDGMENT_SHOWN},
             by_previous=_previous_exists(assignment),
+            suggested=_suggested_grade(),
         )
         .order_by("item__display_order", "position", "pk")
     )
@@ -231,6 +247,10 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
             return None
     statuses = item_statuses(assignment)
     views, thread_of = hit_views(hits, topic)
+    suggested = {hit.pk: getattr(hit, "suggested", None) for hit in hits}
+    for view in views:
+        if not view.previous:
+            view.suggestion = suggested.get(view.hit_id)
     return _assemble(assignment, item_obj, views, statuses, thread_of)
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "machine_judges_of",
     "machine_label",
     "pool_hits_by_id",
+    "suggested_grades",
 ]
 
 
@@ -149,3 +150,16 @@ def machine_judges_of(task: RetrievalTask, *, top: int = 3) -> list[MachineJudge
     for row in rows.values():
         row.training_rounds = sorted(used.get(row.pk, []))
     return list(rows.values())
+
+
+def suggested_grades(topic_id: int, hit_ids: Iterable[int]) -> dict[int, int]:
+    """Hit id -> the grade the suggesting machine judge of the topic's task gave it (assisted
+    mode; empty when no judge of the task suggests). One query."""
+    rows = Judgment.objects.filter(
+        hit_id__in=list(hit_ids),
+        assignment__topic_id=topic_id,
+        assessor__machine_judge__suggests=True,
+        assignment__purpose=Assignment.Purpose.MACHINE,
+        grade__isnull=False,
+    ).values_list("hit_id", "grade")
+    return {hit: grade for hit, grade in rows if grade is not None}

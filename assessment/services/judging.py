@@ -23,6 +23,7 @@ from django.utils import timezone
 from assessment.core.guidelines import GradeScale
 from assessment.models import Assignment, Judgment, JudgmentRevision
 from assessment.selectors.guidelines import guidelines_for_assignment
+from assessment.selectors.machine_judges import suggested_grades
 from assessment.services.judging_checks import (
     MAX_ACTIVE_SECONDS,
     PREVIOUS_ASSESSOR,
@@ -81,6 +82,7 @@ def _apply(
     client_token: str,
     guidelines_version_id: int | None = None,
     imported: bool = False,
+    suggested: frozenset[int] = frozenset(),
 ) -> Applied:
     """Insert new judgments, update changed ones, keep a revision of every change.
 
@@ -142,9 +144,11 @@ def _apply(
             judgment.client_token = client_token
             changed.append(judgment)
         result.append(judgment)
-    # A new or changed value was given under the guidelines in force now.
+    # A new or changed value was given under the guidelines in force now, with or without a
+    # machine judge's suggestion on the page (``suggested``: the hits that showed one).
     for judgment in (*created, *changed):
         judgment.guidelines_version_id = guidelines_version_id
+        judgment.suggestion_shown = judgment.hit_id in suggested
     if created:
         Judgment.objects.bulk_create(created)
     if changed or touched:
@@ -159,6 +163,7 @@ def _apply(
 _FIELDS = ("grade", "flag", "comment", "active_seconds", "revision", "assessor", "client_token")
 # A machine judge's file (the grouped path) never sends answers: they are left as they were.
 _FIELDS_GROUPED = (*_FIELDS[:5], "assessor_id", "client_token", "guidelines_version_id")
+_FIELDS_SHOWN = (*_FIELDS, "suggestion_shown")
 
 
 def _save_changes(judgments: Sequence[Judgment], *, grouped: bool) -> None:
@@ -171,7 +176,7 @@ def _save_changes(judgments: Sequence[Judgment], *, grouped: bool) -> None:
     for judgment in judgments:
         judgment.updated_at = now
     if not grouped:
-        fields = [*_FIELDS, "answers", "guidelines_version", "updated_at"]
+        fields = [*_FIELDS_SHOWN, "answers", "guidelines_version", "updated_at"]
         Judgment.objects.bulk_update(judgments, fields)
         return
     groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
@@ -216,6 +221,7 @@ def _submit(
             seconds_each=seconds / len(verdicts),
             client_token=client_token[:64],
             guidelines_version_id=guidelines_version_id,
+            suggested=frozenset(suggested_grades(topic_id, hit_ids)),
         )
         return applied.judgments
 

@@ -48,6 +48,7 @@ __all__ = [
     "machine_judge_counts_in_qrels",
     "machine_judge_delete",
     "machine_judge_import",
+    "machine_judge_suggests",
 ]
 
 SHOWN_TOPICS = 10
@@ -359,3 +360,25 @@ def machine_judge_delete(*, judge: MachineJudge) -> None:
         Judgment.objects.filter(assessor_id=account_id).delete()
         locked.delete()
         User.objects.filter(pk=account_id).delete()  # its assignments go with it
+
+
+def machine_judge_suggests(*, judge: MachineJudge, suggests: bool) -> str | None:
+    """Switch the task's assisted mode: ``judge``'s grades are shown to assessors as
+    suggestions on the judging page (at most one judge per task does: switching one on
+    switches the other off, whose name is returned). Every judgment records whether a
+    suggestion was shown when its value was given (``Judgment.suggestion_shown``)."""
+    with transaction.atomic():
+        RetrievalTask.objects.select_for_update().filter(pk=judge.task_id).first()
+        locked = MachineJudge.objects.select_for_update().get(pk=judge.pk)
+        before = None
+        if suggests:
+            others = MachineJudge.objects.filter(task_id=locked.task_id, suggests=True).exclude(
+                pk=locked.pk
+            )
+            before = others.values_list("name", flat=True).first()
+            others.update(suggests=False)
+        if locked.suggests != suggests:
+            locked.suggests = suggests
+            locked.save(update_fields=["suggests"])
+        judge.suggests = suggests
+        return before

@@ -22,6 +22,7 @@ from assessment.services.machine_judges import (
     machine_judge_counts_in_qrels,
     machine_judge_delete,
     machine_judge_import,
+    machine_judge_suggests,
 )
 from assessment.views.organize import _form_problems, _organizer
 from collection.access import task_for
@@ -88,10 +89,14 @@ def machine_judges_page(request: HttpRequest, task_id: int) -> HttpResponse:
 @require_POST
 def machine_judge_action(request: HttpRequest, task_id: int, judge_id: int) -> HttpResponse:
     """``action=counts`` with ``counts=1|0``: whether it counts in official qrels;
-    ``action=delete``: delete it (refused while a training round uses it)."""
+    ``action=suggests`` with ``suggests=1|0``: the task's assisted mode (its grades shown to
+    assessors as suggestions); ``action=delete``: delete it (refused while a training round
+    uses it)."""
     task = task_for(request.user, task_id)
     judge = get_object_or_404(MachineJudge, pk=judge_id, task=task)
-    action = parse_choice(request.POST.get("action"), name="action", choices=("counts", "delete"))
+    action = parse_choice(
+        request.POST.get("action"), name="action", choices=("counts", "suggests", "delete")
+    )
     label = machine_label(judge.name)
     try:
         if action == "counts":
@@ -102,6 +107,16 @@ def machine_judge_action(request: HttpRequest, task_id: int, judge_id: int) -> H
                 messages.success(request, f"{label} now counts in official qrels{replaced}.")
             else:
                 messages.success(request, f"{label} no longer counts in official qrels.")
+        elif action == "suggests":
+            on = parse_choice(request.POST.get("suggests"), name="suggests", choices=("0", "1"))
+            before = machine_judge_suggests(judge=judge, suggests=on == "1")
+            if on == "1":
+                replaced = f" instead of {machine_label(before)}" if before else ""
+                messages.success(
+                    request, f"Assisted mode: assessors now see {label}'s grades{replaced}."
+                )
+            else:
+                messages.success(request, "Assisted mode off: assessors judge blind.")
         else:
             machine_judge_delete(judge=judge)
             messages.success(request, f"Deleted {label} and its grades.")

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from evaluation.api import views
+from evaluation.api.human_sample import HumanSampleView
 
 app_name = "evaluation_api"
 urlpatterns: list = [
@@ -19,6 +20,11 @@ urlpatterns: list = [
         "tasks/<id:task_id>/measures/",
         views.OfficialMeasuresView.as_view(),
         name="official-measures",
+    ),
+    path(
+        "tasks/<id:task_id>/human-sample/",
+        HumanSampleView.as_view(),
+        name="human-sample",
     ),
     path(
         "results/<id:task_id>/publication/",

@@ -273,15 +273,16 @@ def test_pages_and_submit_run_constant_queries_whatever_the_pool_size(
         with django_assert_max_num_queries(6):
             assert client.get(_api(assignment.pk, pool.items[0].pk)).status_code == 200
         verdicts = [{"hit": h.pk, "grade": 2} for h in pool.hits[0]]
-        # 11: reading the assignment's topic with the task's guidelines one,
-        # taking the topic's pool lock one, the session (in the database) one.
-        with django_assert_max_num_queries(11):
+        # 12: reading the assignment's topic with the task's guidelines one,
+        # taking the topic's pool lock one, the session (in the database) one, whether a
+        # machine judge's suggestion was shown for these hits (assisted mode) one.
+        with django_assert_max_num_queries(12):
             response = _post_json(
                 client, _api(assignment.pk, pool.items[0].pk), {"judgments": verdicts}
             )
             assert response.status_code == 200  # type: ignore[attr-defined]
         data = {f"choice-{h.pk}": "1" for h in pool.hits[1]}
-        with django_assert_max_num_queries(13):  # the same four as above
+        with django_assert_max_num_queries(14):  # the same five as above
             assert client.post(_judge(assignment.pk, pool.items[1].pk), data).status_code == 302
     with django_assert_max_num_queries(3):
         assert client.get(reverse("assessment:home")).status_code == 200

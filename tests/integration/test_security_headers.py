@@ -10,6 +10,7 @@ javascript: URL. A page added without an entry in PAGES fails
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from assessment.models import Assignment, TrainingRound
+from assessment.services.machine_judges import machine_judge_import
 from collection.models import RetrievalTask, Thread
 from demo.arqmath_campaign import CAMPAIGN
 from evaluation.models import QrelsVersion
@@ -58,6 +60,7 @@ NOT_PAGES = {
     "assessment:organize_export_judgments": "CSV download",
     "assessment:organize_export_agreement": "CSV download",
     "assessment:organize_machine_judge": "POST only",
+    "assessment:organize_training_archive": "POST only (redirects to a training page)",
     "evaluation:results-download": "file download",
     "evaluation:qrels-download": "TSV download",
     "evaluation:job-progress": "JSON",
@@ -91,7 +94,14 @@ def demo(tmp_path: Path) -> dict[str, Any]:
     assert training_round is not None
     assert run is not None
     assert version is not None
+    # A machine judge of one pool item, so that its audit page has something to show.
+    grades = tmp_path / "judge.jsonl"
+    grades.write_text(
+        json.dumps({"topic": item.topic.number, "post_id": item.key, "grade": 2}) + "\n"
+    )
+    judge, _ = machine_judge_import(task=task, name="audited", source=grades)
     return {
+        "judge": judge.pk,
         "task": task.pk,
         "assignment": assignment.pk,
         "item": item.pk,
@@ -127,6 +137,8 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("evaluation:results", "organizer", (task,)),
         Page("evaluation:qrels", "organizer", (task,)),
         Page("evaluation:publication", "organizer", (task,)),
+        Page("evaluation:human-sample", "organizer", (task,)),
+        Page("evaluation:judge-audit", "organizer", (task, ids["judge"]), "ci=1"),
         Page("evaluation:index", "carol"),
         Page("api-docs", ""),
         Page("admin:index", "organizer"),

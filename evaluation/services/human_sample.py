@@ -1,0 +1,92 @@
+"""Draw the pool items people judge beside a machine judge (people and machine together).
+
+The draw is ``evaluation.core.human_sample``'s: stratified by the machine's grade, most of the
+budget where it is least sure, the rest at random, each item's inclusion probability weighted
+by how much it counts in the runs' official measures, and recorded with the item.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from django.db import transaction
+
+from assessment.models import MachineJudge
+from assessment.selectors.agreement.table import scale_points
+from collection.models import RetrievalTask
+from evaluation.core.human_sample import (
+    DEFAULT_UNCERTAIN_SHARE,
+    SampleError,
+    item_weight,
+    sample_plan,
+)
+from evaluation.core.ppi import machine_norms, run_weights
+from evaluation.models import HumanSample, HumanSampleItem
+from evaluation.selectors.human_sample import linear_measures_of, machine_item_grades, task_runs
+
+__all__ = ["SampleError", "human_sample_draw"]
+
+MAX_BUDGET = 1_000_000
+
+
+def human_sample_draw(
+    *,
+    task: RetrievalTask,
+    judge: MachineJudge,
+    budget: int,
+    seed: int = 0,
+    uncertain_share: float = DEFAULT_UNCERTAIN_SHARE,
+    created_by: Any = None,
+) -> HumanSample:
+    """Draw about ``budget`` of the items ``judge`` graded for people to judge, replacing the
+    judge's earlier draw. SampleError when the judge graded nothing or the budget is out of
+    bounds."""
+    if judge.task_id != task.pk:
+        raise SampleError(f"machine judge {judge.name} is not a judge of this task")
+    if not 1 <= budget <= MAX_BUDGET:
+        raise SampleError(f"the human budget must be between 1 and {MAX_BUDGET:,}, not {budget}")
+    machine = machine_item_grades(task, judge)
+    measures, _ = linear_measures_of(task)
+    topics = sorted({t for t, _ in machine})
+    per_run: dict[str, dict[tuple[str, str], float]] = {}
+    runs = task_runs(task) if measures else {}
+    for m in measures:
+        norms = machine_norms(m, machine, topics)
+        for label, run in runs.items():
+            per_run[f"{m.name} {label}"] = run_weights(m, run, topics, norms)
+    weights = item_weight(per_run, machine) if per_run else None
+    top = max(scale_points(task).categories)
+    plan = sample_plan(
+        machine,
+        budget,
+        rng=random.Random(seed),  # noqa: S311 (a reproducible draw, not a secret)
+        top_grade=top,
+        weights=weights,
+        uncertain_share=uncertain_share,
+    )
+    with transaction.atomic():
+        HumanSample.objects.filter(task=task, judge=judge).delete()
+        sample = HumanSample.objects.create(
+            task=task,
+            judge=judge,
+            budget=budget,
+            seed=seed,
+            uncertain_share=uncertain_share,
+            machine_items=len(machine),
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+        )
+        HumanSampleItem.objects.bulk_create(
+            [
+                HumanSampleItem(
+                    sample=sample,
+                    topic=d.topic,
+                    item=d.item,
+                    stratum=d.stratum,
+                    inclusion=d.inclusion,
+                )
+                for d in plan.draws
+            ],
+            batch_size=5000,
+        )
+    return sample

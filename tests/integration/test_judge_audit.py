@@ -1,0 +1,102 @@
+"""The audit page of a machine judge: its figures against an independent computation in the
+test (scikit-learn's kappa over the pairs worked out from the fixture's story, P'@10 by hand),
+organizers only, and the marked place for probe results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from sklearn.metrics import cohen_kappa_score
+
+from evaluation.selectors.audit import ProbeSection, judge_audit, probe_results_register
+from tests.factories import UserFactory
+from tests.integration.machine_judge_data import JUDGE_GRADES, import_judge, jsonl
+from tests.integration.machine_judge_data import judged_task_with_open_item as judged_task
+
+pytestmark = pytest.mark.django_db
+
+# The final qrels of evaluation_data's story (adjudicated > official > dual; 104 is a flag),
+# and the judge's grades (JUDGE_GRADES), over the hits both graded: (people, machine).
+PAIRS = {"101": (3, 3), "102": (0, 1), "103": (2, 2), "105": (2, 2), "201": (2, 2), "202": (3, 0)}
+
+
+def test_audit_figures_match_an_independent_computation_when_a_judge_is_imported(
+    tmp_path: Path,
+) -> None:
+    data = judged_task()
+    judge, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES))
+    audit = judge_audit(task=data.task, judge=judge, with_ci=True)
+    people = [p for p, _ in PAIRS.values()]
+    machine = [m for _, m in PAIRS.values()]
+    pair = audit.qrels.pair
+    assert pair is not None
+    assert pair.shared == 6
+    assert pair.kappa.value == pytest.approx(
+        cohen_kappa_score(people, machine, labels=[0, 1, 2, 3])
+    )
+    binary = cohen_kappa_score([int(p >= 2) for p in people], [int(m >= 2) for m in machine])
+    assert pair.kappa_binary.value == pytest.approx(binary)
+    confusion = audit.qrels.confusion
+    assert confusion.counts == {(3, 3): 1, (0, 1): 1, (2, 2): 3, (3, 0): 1}
+    assert confusion.agreed == 4
+    # Per topic: A.1 holds 101, 102, 103, 105; A.2 holds 201, 202.
+    assert [(t, p.shared) for t, p in audit.per_topic] == [("A.1", 4), ("A.2", 2)]
+    # The agreement page's intervals, computed (6 shared hits are fewer than its minimum).
+    assert len(audit.qrels.intervals) == 2
+    # P'@10 by hand: people alpha (A.1: 101, 103 relevant; A.2: 202, 201) = 0.2, beta 0.1;
+    # machine alpha (A.1: 101, 103; A.2: 201) = 0.15, beta 0.1: the same order, tau 1.
+    by_measure = {r.measure: r for r in audit.rankings}
+    assert by_measure["p10_prime"].systems == 2
+    assert by_measure["p10_prime"].tau == pytest.approx(1.0)
+    assert by_measure["p10_prime"].tau_ap == pytest.approx(1.0)
+    # Against each assessor: the official one shares 101, 102, 103, 201, 202 with the judge.
+    shared = sorted(v.pair.shared for v in audit.assessors if v.pair)
+    assert shared == [3, 5]
+
+
+def test_audit_page_shows_the_figures_to_organizers_only(
+    tmp_path: Path, django_assert_max_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    data = judged_task()
+    judge, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES))
+    url = reverse("evaluation:judge-audit", args=[data.task.pk, judge.pk])
+    client = Client()
+    client.force_login(UserFactory.create())
+    assert client.get(url).status_code in (302, 403)
+    client.force_login(UserFactory.create(is_staff=True))
+    with django_assert_max_num_queries(40):
+        page = client.get(url + "?ci=1")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert 'id="confusion-qrels"' in text
+    assert "p10_prime" in text
+    assert 'id="probe-results"' in text
+    other = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES[:2]), name="other")[0]
+    assert (
+        client.get(
+            reverse("evaluation:judge-audit", args=[data.task.pk + 99, other.pk])
+        ).status_code
+        == 404
+    )
+
+
+def test_probe_sections_appear_when_a_provider_is_registered(tmp_path: Path) -> None:
+    data = judged_task()
+    judge, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES))
+
+    def planted(task, found):  # type: ignore[no-untyped-def]
+        if found.pk != judge.pk:
+            return None
+        return ProbeSection("Keyword stuffing", ["Topic", "Grade"], [["A.1", 3]])
+
+    probe_results_register(planted)
+    try:
+        audit = judge_audit(task=data.task, judge=judge)
+        assert [s.title for s in audit.probes] == ["Keyword stuffing"]
+    finally:
+        from evaluation.selectors import audit as module
+
+        module._PROBE_PROVIDERS.remove(planted)
