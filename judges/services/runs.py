@@ -59,10 +59,13 @@ __all__ = [
 ]
 
 WRITE_EVERY = 200  # answers per cache write (and progress beat)
-WRITE_SECONDS = 1.0
+WRITE_SECONDS = 0.5
 MAX_TOKENS = 512
 CANCELLED = "Cancelled; the answers received are kept and a new run takes them from the cache."
 MAX_LIMIT = 10_000_000
+# A concurrency slot outlives its request by this much at most: a dead worker's slots come
+# free once its requests would have timed out anyway.
+LEASE_MARGIN_SECONDS = 5.0
 
 Progress = Callable[[JudgeRun], None]
 
@@ -357,7 +360,7 @@ def _ask(
         endpoint_id=endpoint.pk,
         concurrency=endpoint.concurrency,
         rpm=endpoint.requests_per_minute,
-        lease_seconds=endpoint.timeout_seconds + 30,
+        lease_seconds=endpoint.timeout_seconds + LEASE_MARGIN_SECONDS,
     )
     client = ChatClient(
         base_url=endpoint.base_url,

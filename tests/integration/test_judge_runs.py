@@ -65,7 +65,8 @@ def test_run_stores_one_judgment_per_item_equal_to_the_server_through_429_500_an
         assert run.status == "done", run.error
         assert _grades(run) == truth
         assert (run.items_total, run.asked, run.from_cache, run.failed) == (60, 60, 0, 0)
-        assert stats["answered_items"] == 60 and stats["answered_more_than_once"] == 0
+        assert stats["answered_items"] == 60
+        assert stats["answered_more_than_once"] == 0
         assert stats["status"].get("429", 0) + stats["status"].get("500", 0) == run.retries > 0
         assert stats["requests"] >= (60 - 4) * 1.0  # every request counted, retries included
         assert elapsed >= (stats["requests"] - 4) / 20 - 0.2
@@ -78,7 +79,8 @@ def test_run_stores_one_judgment_per_item_equal_to_the_server_through_429_500_an
             0,
             0.0,
         )
-        assert one.raw_answer.endswith(f"Grade: {one.grade}") and one.prompt_tokens > 0
+        assert one.raw_answer.endswith(f"Grade: {one.grade}")
+        assert one.prompt_tokens > 0
 
         before = server_stats(url)["requests"]
         again = judge_run_execute(
@@ -108,7 +110,8 @@ def test_probes_are_judged_but_never_pooled_judged_by_people_or_in_qrels(tmp_pat
     task, truth = judged_document_task(topics=1, items=5, seed=4)
     topic = task.topics.get()
     probes = [probe_add(topic=topic, kind=kind, seed=1) for kind in ProbeItem.Kind.values]
-    assert "highly relevant" not in probes[0].text and "Note to the assessor" in probes[1].text
+    assert "Note to the assessor" not in probes[0].text
+    assert "Note to the assessor" in probes[1].text
     qrels = write_qrels(tmp_path / "qrels.txt", truth)
     with judge_server(qrels) as url:
         run = judge_run_execute(
@@ -122,7 +125,8 @@ def test_probes_are_judged_but_never_pooled_judged_by_people_or_in_qrels(tmp_pat
     client = Client()
     client.force_login(organizer)
     page = client.get(f"/organize/task/{task.pk}/judge-runs/")
-    assert page.status_code == 200 and probes[1].key in page.content.decode()
+    assert page.status_code == 200
+    assert probes[1].key in page.content.decode()
 
 
 def test_the_api_key_is_sent_but_never_stored_logged_or_shown(
@@ -140,7 +144,8 @@ def test_the_api_key_is_sent_but_never_stored_logged_or_shown(
         run = judge_run_execute(
             run=judge_run_prepare(task=task, endpoint=endpoint, judge_name="llm")
         )
-        assert run.status == "done" and _grades(run) == truth  # the server checked the key
+        assert run.status == "done"
+        assert _grades(run) == truth  # the server checked the key
         monkeypatch.setenv("JUDGE_TEST_KEY", "wrong-" + key[::-1])
         refused = judge_run_execute(
             run=judge_run_prepare(
@@ -149,7 +154,8 @@ def test_the_api_key_is_sent_but_never_stored_logged_or_shown(
                 judge_name="llm2",
             )
         )
-        assert refused.status == "failed" and "refused the credentials" in refused.error
+        assert refused.status == "failed"
+        assert "refused the credentials" in refused.error
     client = Client()
     client.force_login(UserFactory.create(is_staff=True))
     pages = [
@@ -167,6 +173,7 @@ def test_the_api_key_is_sent_but_never_stored_logged_or_shown(
         )
         for table, column in cursor.fetchall():
             cursor.execute(
-                f'SELECT count(*) FROM "{table}" WHERE "{column}"::text LIKE %s', [f"%{key[3:]}%"]
-            )  # noqa: S608
+                f'SELECT count(*) FROM "{table}" WHERE "{column}"::text LIKE %s',  # noqa: S608
+                [f"%{key[3:]}%"],
+            )
             assert cursor.fetchone()[0] == 0, (table, column)
