@@ -321,8 +321,15 @@ def _ask_all(run: JudgeRun, attempt: int, progress: Progress | None) -> _Tally:
         **tally.fields,
     )
     run.items_total = len(work)
+    # Where the time goes (the benchmark reports it): asking, then storing the grades.
+    clock, cpu = time.perf_counter(), time.process_time()
     if todo:
         _ask(run, attempt, endpoint, prompt.template, grades, values, todo, tally, progress)
+    timing = {
+        "ask_seconds": round(time.perf_counter() - clock, 3),
+        "ask_cpu_seconds": round(time.process_time() - cpu, 3),
+    }
+    clock, cpu = time.perf_counter(), time.process_time()
     graded = [
         (topic_id, hit_id, grade, answer_id)
         for topic_id, hit_id, grade, answer_id in JudgeAnswer.objects.filter(
@@ -336,10 +343,13 @@ def _ask_all(run: JudgeRun, attempt: int, progress: Progress | None) -> _Tally:
         if grade is not None
     ]
     created, changed = run_grades_store(run=run, graded=graded)
+    timing["store_seconds"] = round(time.perf_counter() - clock, 3)
+    timing["store_cpu_seconds"] = round(time.process_time() - cpu, 3)
     tally.run.stats = {
         **tally.stats(len(todo)),
         "grades_created": created,
         "grades_changed": changed,
+        **timing,
     }
     JudgeRun.objects.filter(pk=run.pk, attempts=attempt).update(stats=tally.run.stats)
     return tally
