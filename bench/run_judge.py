@@ -19,13 +19,10 @@ creates, then drops, the database ``bench_judge_<name>``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -45,46 +42,18 @@ TOPICS = 100
 GOAL_MS = 2.0
 
 
-def server(qrels: Path, port: int, *options: str) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "judges.fake_server", "--qrels", str(qrels)]
-    process = subprocess.Popen(
-        [*command, "--port", str(port), *options], cwd=REPO, stdout=subprocess.DEVNULL
-    )
-    for _ in range(200):
-        try:
-            stats(port)
-            return process
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the fake judge server did not start")
-
-
-def stats(port: int) -> dict[str, Any]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=2) as response:
-        return dict(json.loads(response.read()))
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def one_run(task: Any, name: str, qrels: Path, args: argparse.Namespace, *faults: str) -> dict:
     from assessment.models import Judgment
     from judges.core.endpoints import EndpointFields
+    from judges.fake_server_process import fake_judge_server, fake_judge_stats
     from judges.services.endpoints import endpoint_add
     from judges.services.runs import judge_run_execute, judge_run_prepare
 
-    port = free_port()
-    process = server(qrels, port, "--latency-ms", str(args.latency_ms), *faults)
-    try:
+    with fake_judge_server(qrels, "--latency-ms", str(args.latency_ms), *faults) as url:
         endpoint = endpoint_add(
             fields=EndpointFields(
                 name=name,
-                base_url=f"http://127.0.0.1:{port}/v1",
+                base_url=url,
                 model=name,
                 concurrency=args.concurrency,
                 timeout_seconds=30,
@@ -94,10 +63,7 @@ def one_run(task: Any, name: str, qrels: Path, args: argparse.Namespace, *faults
         cpu, wall = time.process_time(), time.perf_counter()
         run = judge_run_execute(run=run)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        served = stats(port)
-    finally:
-        process.terminate()
-        process.wait()
+        served = fake_judge_stats(url)
     rows = list(
         Judgment.objects.filter(assessor_id=run.judge.account_id).values_list(
             "hit__item__topic__number", "hit__item__key", "grade"

@@ -3,54 +3,22 @@ that talk to a judge over HTTP, and a document task whose pool the judge grades.
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from collection.models import RetrievalTask
+from judges.fake_server_process import fake_judge_server, fake_judge_stats
 from tests.integration.document_pool import document_pool, document_task, document_topic
-from tests.integration.workers import REPO, free_port, kill, wait_for
 
 
-@contextmanager
-def judge_server(qrels: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def judge_server(qrels: Path, *options: str, env: dict[str, str] | None = None) -> Any:
     """The server's base URL (``http://127.0.0.1:PORT/v1``) while it runs."""
-    port = free_port()
-    command = [sys.executable, "-m", "judges.fake_server", "--qrels", str(qrels)]
-    command += ["--port", str(port), *options]
-    import os
-
-    process = subprocess.Popen(  # noqa: S603
-        command,
-        cwd=REPO,
-        env={**os.environ, **(env or {})},
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: _answers(url), 20, "the fake judge server to start")
-        yield f"{url}/v1"
-    finally:
-        kill(process)
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/stats", timeout=1) as response:  # noqa: S310
-            return response.status == 200
-    except OSError:
-        return False
+    return fake_judge_server(qrels, *options, env=env)
 
 
 def server_stats(base_url: str) -> dict:
-    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/stats", timeout=5) as response:  # noqa: S310
-        return json.loads(response.read())
+    return fake_judge_stats(base_url)
 
 
 def judged_document_task(
