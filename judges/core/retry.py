@@ -6,7 +6,7 @@ import random
 
 __all__ = ["MAX_TRIES", "backoff_seconds", "cost", "projected"]
 
-MAX_TRIES = 8
+MAX_TRIES = 10
 BASE_SECONDS = 0.05
 CAP_SECONDS = 30.0
 
