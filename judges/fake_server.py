@@ -29,6 +29,7 @@ import math
 import os
 import random
 import re
+import sys
 import threading
 import time
 from collections import Counter
@@ -216,10 +217,18 @@ def handler_for(state: JudgeState) -> type[BaseHTTPRequestHandler]:  # noqa: C90
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client closing its keep-alive connection is no error worth a traceback."""
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 def serve(args: argparse.Namespace) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler_for(JudgeState(args)))
-    server.daemon_threads = True
-    server.request_queue_size = 128
+    server = _Server(("127.0.0.1", args.port), handler_for(JudgeState(args)))
     return server
 
 

@@ -445,3 +445,4 @@ def _ask(
                     )
         finally:
             _write(pending)  # whatever arrived is kept, even when the run stops on an error
+    limiter.close()

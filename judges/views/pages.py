@@ -50,7 +50,7 @@ class RunForm(forms.Form):
 
 
 def _problems(form: forms.Form) -> list[str]:
-    return [f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()]
+    return [f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()]
 
 
 @organizer_required
