@@ -6,6 +6,7 @@ our own output; the server's /stats counts the requests it received.
 
 from __future__ import annotations
 
+import io
 import logging
 import secrets
 import time
@@ -17,7 +18,7 @@ from django.test import Client
 
 from assessment.models import Judgment
 from judges.core.endpoints import EndpointFields
-from judges.models import JudgeAnswer, JudgeGradeSource, JudgeRun, ProbeItem
+from judges.models import JudgeAnswer, JudgeEndpoint, JudgeGradeSource, JudgeRun, ProbeItem
 from judges.services.endpoints import endpoint_add
 from judges.services.probes import probe_add
 from judges.services.runs import judge_run_execute, judge_run_prepare
@@ -177,3 +178,30 @@ def test_the_api_key_is_sent_but_never_stored_logged_or_shown(
                 [f"%{key[3:]}%"],
             )
             assert cursor.fetchone()[0] == 0, (table, column)
+
+
+def test_the_commands_register_an_endpoint_and_run_the_judge_printing_what_they_asked(
+    tmp_path: Path,
+) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    task, truth = judged_document_task(topics=2, items=4, seed=8)
+    qrels = write_qrels(tmp_path / "qrels.txt", truth)
+    with judge_server(qrels) as url:
+        out = io.StringIO()
+        call_command(
+            "judge_endpoint", "add", "cli", "--base-url", url, "--model", "fake", stdout=out
+        )
+        call_command("judge_endpoint", "list", stdout=out)
+        assert f"cli\t{url}\tfake\tno key" in out.getvalue()
+        with pytest.raises(CommandError, match="base URL"):
+            call_command("judge_endpoint", "add", "x", "--base-url", "file:///etc", "--model", "m")
+        first, second = io.StringIO(), io.StringIO()
+        options = {"campaign": task.campaign.name, "task": "document", "endpoint": "cli"}
+        call_command("run_judge", judge="cli-judge", stdout=first, stderr=io.StringIO(), **options)
+        call_command("run_judge", judge="cli-judge", stdout=second, stderr=io.StringIO(), **options)
+    assert "8 items; asked 8, from cache 0, failed 0;" in first.getvalue()
+    assert "8 items; asked 0, from cache 8, failed 0; 0 tokens" in second.getvalue()
+    call_command("judge_endpoint", "remove", "cli", stdout=io.StringIO())
+    assert not JudgeEndpoint.objects.exists()
