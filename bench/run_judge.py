@@ -50,6 +50,7 @@ def one_run(task: Any, name: str, qrels: Path, args: argparse.Namespace, *faults
     from judges.services.runs import judge_run_execute, judge_run_prepare
 
     with fake_judge_server(qrels, "--latency-ms", str(args.latency_ms), *faults) as url:
+        server_cpu = fake_judge_stats(url)["cpu_seconds"]
         endpoint = endpoint_add(
             fields=EndpointFields(
                 name=name,
@@ -64,6 +65,7 @@ def one_run(task: Any, name: str, qrels: Path, args: argparse.Namespace, *faults
         run = judge_run_execute(run=run)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         served = fake_judge_stats(url)
+        served["cpu_seconds"] -= server_cpu
     rows = list(
         Judgment.objects.filter(assessor_id=run.judge.account_id).values_list(
             "hit__item__topic__number", "hit__item__key", "grade"
@@ -96,7 +98,9 @@ def report(label: str, result: dict, args: argparse.Namespace, truth: dict) -> b
         f"(goal < {GOAL_MS:g} ms); then storing {result['rows']:,} grades "
         f"{timing['store_seconds']:.2f} s (CPU {timing['store_cpu_seconds'] / max(n, 1) * 1000:.2f}"
         f" ms each); whole run {result['wall']:.2f} s\n"
-        f"    requests {served['requests']:,} (status {served['status']}), retries "
+        f"    the server's own CPU: {served['cpu_seconds'] / max(n, 1) * 1000:.2f} ms a "
+        f"judgment (both processes share this machine's {os.cpu_count()} cores); "
+        f"requests {served['requests']:,} (status {served['status']}), retries "
         f"{run.retries:,}; lost {lost}, wrong {wrong}, asked twice {doubled}"
     )
     return run.status == "done" and lost == 0 and wrong == 0 and doubled == 0

@@ -99,6 +99,7 @@ class JudgeState:
                 "answered_items": len(self.answered),
                 "answered": sum(self.answered.values()),
                 "answered_more_than_once": sum(1 for n in self.answered.values() if n > 1),
+                "cpu_seconds": round(time.process_time(), 3),  # the server's own CPU so far
             }
 
 

@@ -95,3 +95,22 @@ def test_the_prompt_page_versions_a_changed_prompt_and_refuses_unknown_placehold
         ).status_code
         == 404
     )
+
+
+def test_a_queued_run_is_cancelled_over_rest_and_says_so() -> None:
+    from config.celery import app as celery_app
+
+    task, _ = judged_document_task(topics=1, items=2)
+    client = _client()
+    client.post("/api/judges/endpoints/", GOOD, "application/json")
+    started = client.post(
+        f"/api/judges/tasks/{task.pk}/runs/",
+        {"endpoint": "local", "judge": "j"},
+        "application/json",
+    )
+    assert started.status_code == 202
+    assert started.json()["status"] == "pending"  # no worker listens here
+    cancelled = client.delete(f"/api/judges/runs/{started.json()['id']}/")
+    celery_app.control.purge()
+    assert cancelled.json()["status"] == "failed"
+    assert cancelled.json()["error"].startswith("Cancelled")
