@@ -38,11 +38,11 @@ def _endpoint(url: str, **fields: object):
     return endpoint_add(fields=EndpointFields(**values))  # type: ignore[arg-type]
 
 
-def _grades(run: JudgeRun) -> dict[tuple[str, str], int]:
+def _grades(run: JudgeRun) -> dict[tuple[str, str], int | None]:
     rows = Judgment.objects.filter(assessor_id=run.judge.account_id).values_list(
         "hit__item__topic__number", "hit__item__key", "grade"
     )
-    found: dict[tuple[str, str], int] = {}
+    found: dict[tuple[str, str], int | None] = {}
     for number, key, grade in rows:
         assert (number, key) not in found, "two judgments of one item"
         found[(number, key)] = grade
