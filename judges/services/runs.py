@@ -398,51 +398,58 @@ def _ask(
     def one(item: WorkItem) -> tuple[WorkItem, ChatOutcome]:
         return item, client.ask(body(item))
 
-    pending: list[JudgeAnswer] = []
-    last_write = time.monotonic()
-    queue = iter(todo)
-    with ThreadPoolExecutor(max_workers=endpoint.concurrency, thread_name_prefix="judge") as pool:
-        running: set[Future[tuple[WorkItem, ChatOutcome]]] = set()
-        stop = False
-        try:
-            while True:
-                while not stop and len(running) < endpoint.concurrency * 2:
-                    item = next(queue, None)
-                    if item is None:
+    try:
+        pending: list[JudgeAnswer] = []
+        last_write = time.monotonic()
+        queue = iter(todo)
+        with ThreadPoolExecutor(
+            max_workers=endpoint.concurrency, thread_name_prefix="judge"
+        ) as pool:
+            running: set[Future[tuple[WorkItem, ChatOutcome]]] = set()
+            stop = False
+            try:
+                while True:
+                    while not stop and len(running) < endpoint.concurrency * 2:
+                        item = next(queue, None)
+                        if item is None:
+                            break
+                        running.add(pool.submit(one, item))
+                    if not running:
                         break
-                    running.add(pool.submit(one, item))
-                if not running:
-                    break
-                finished, running = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    item, outcome = future.result()
-                    row = _answer_row(run, item, outcome, values)
-                    pending.append(row)
-                    tally.add(
-                        items_done=1,
-                        asked=1,
-                        failed=0 if row.ok else 1,
-                        retries=outcome.retries,
-                        tokens=outcome.prompt_tokens + outcome.completion_tokens,
-                    )
-                now = time.monotonic()
-                if len(pending) >= WRITE_EVERY or (pending and now - last_write >= WRITE_SECONDS):
-                    _write(pending)
-                    pending = []
-                    last_write = now
-                    job_beat(
-                        model=JudgeRun,
-                        job_id=run.pk,
-                        attempt=attempt,
-                        stats=tally.stats(len(todo)),
-                        **tally.fields,
-                    )
-                    if progress is not None:
-                        progress(run)
-                    job_checkpoint("judge_run", tally["asked"])
-                    stop = (
-                        stop or JudgeRun.objects.filter(pk=run.pk, cancel_requested=True).exists()
-                    )
-        finally:
-            _write(pending)  # whatever arrived is kept, even when the run stops on an error
-    limiter.close()
+                    finished, running = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        item, outcome = future.result()
+                        row = _answer_row(run, item, outcome, values)
+                        pending.append(row)
+                        tally.add(
+                            items_done=1,
+                            asked=1,
+                            failed=0 if row.ok else 1,
+                            retries=outcome.retries,
+                            tokens=outcome.prompt_tokens + outcome.completion_tokens,
+                        )
+                    now = time.monotonic()
+                    if len(pending) >= WRITE_EVERY or (
+                        pending and now - last_write >= WRITE_SECONDS
+                    ):
+                        _write(pending)
+                        pending = []
+                        last_write = now
+                        job_beat(
+                            model=JudgeRun,
+                            job_id=run.pk,
+                            attempt=attempt,
+                            stats=tally.stats(len(todo)),
+                            **tally.fields,
+                        )
+                        if progress is not None:
+                            progress(run)
+                        job_checkpoint("judge_run", tally["asked"])
+                        stop = (
+                            stop
+                            or JudgeRun.objects.filter(pk=run.pk, cancel_requested=True).exists()
+                        )
+            finally:
+                _write(pending)  # whatever arrived is kept, even when the run stops on an error
+    finally:
+        limiter.close()  # the leases this run's threads hold, for other runs and workers
