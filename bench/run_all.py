@@ -28,6 +28,7 @@ SCRIPTS = [
     "pooling_documents.py",
     "simulate_pools.py",
     "agreement.py",
+    "run_judge.py",
     "campaign.py",
 ]
 

@@ -40,6 +40,9 @@ from demo.simulation import (
 from demo.synthetic.news_vocabulary import SUBJECTS
 from demo.synthetic.trec import TrecCampaignFiles, generate_trec, read_qrels
 from demo.synthetic.trec_runs import SYSTEMS
+from judges.fake_server_process import fake_judge_server
+from judges.models import JudgeEndpoint, ProbeItem
+from judges.services.probes import probe_add
 from pooling.models import Hit, PoolItem, Run
 from pooling.services.runs import run_submit, team_ensure
 
@@ -57,6 +60,8 @@ __all__ = [
 TREC_CAMPAIGN = "TREC demo"
 TREC_COLLECTION = "qsn-news"
 JUDGE_NAME = "llm-demo"
+LLM_ENDPOINT = "demo-fake-judge"  # the fake judge server the demo starts and stops
+LLM_JUDGE_NAME = "llm-from-app"  # its grades, from a judge run inside the app
 OFFICIAL_MEASURES = ["ndcg_cut_10", "map", "P_10"]
 POOL_DEPTH = {"primary": 20, "alternate": 10}  # small pools: a demo to click through
 FLAG_COMMENT = "I cannot tell whether this document is about the topic."
@@ -124,6 +129,7 @@ def build_trec_demo(
     write(demo_assign(task.campaign, topics_each=1))
     write(_judge(task, files, seed, organizer))
     _machine_judge(task, files, write)
+    _llm_judge(task, files, write)
     write(demo_evaluate(task.campaign))
 
 
@@ -264,6 +270,41 @@ def _machine_judge(
     )
 
 
+def _llm_judge(task: RetrievalTask, files: TrecCampaignFiles, write: Callable[[str], None]) -> None:
+    """Run an LLM judge from the app: the project's fake judge server (judges/fake_server.py,
+    started here as a separate process and stopped after) answers from the generator's true
+    grades with a 25% confusion; two probes of the first topic show how it grades them."""
+    first = task.topics.order_by("pk").first()
+    if first is not None:
+        for kind in ProbeItem.Kind.values:
+            probe_add(topic=first, kind=kind, seed=1)
+    with fake_judge_server(files.truth, "--confusion", "0.25", "--seed", "3") as url:
+        JudgeEndpoint.objects.filter(name=LLM_ENDPOINT).delete()
+        _run_command(
+            write,
+            "judge_endpoint",
+            "add",
+            LLM_ENDPOINT,
+            "--base-url",
+            url,
+            "--model",
+            "fake-judge",
+            "--concurrency",
+            "4",
+            "--price-per-1k-tokens",
+            "0.002",
+        )
+        _run_command(
+            write,
+            "run_judge",
+            campaign=TREC_CAMPAIGN,
+            task="document",
+            endpoint=LLM_ENDPOINT,
+            judge=LLM_JUDGE_NAME,
+            logprobs=True,
+        )
+
+
 def trec_demo_reset() -> None:
     """Delete the TREC-style demo campaign, its machine judge's account and its collection
     (call inside the reset's transaction)."""
@@ -278,3 +319,4 @@ def trec_demo_reset() -> None:
     Campaign.objects.filter(name=TREC_CAMPAIGN).delete()
     User.objects.filter(pk__in=accounts).delete()
     DocumentCollection.objects.filter(name=TREC_COLLECTION).delete()
+    JudgeEndpoint.objects.filter(name=LLM_ENDPOINT).delete()

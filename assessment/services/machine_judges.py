@@ -47,6 +47,7 @@ __all__ = [
     "MachineJudgeError",
     "machine_judge_counts_in_qrels",
     "machine_judge_delete",
+    "machine_judge_ensure",
     "machine_judge_import",
     "machine_judge_suggests",
 ]
@@ -323,6 +324,19 @@ def machine_judge_import(
             _set_counting(judge, True)
         report.counts_in_qrels = judge.counts_in_qrels
         return judge, report
+
+
+def machine_judge_ensure(
+    *, task: RetrievalTask, name: str, description: str = "", created_by: Any = None
+) -> MachineJudge:
+    """The judge ``name`` of ``task``, created with its account when new: for grades that come
+    from elsewhere than a file (an LLM judge run, judges/). Checked as an import's name is."""
+    name, description = name.strip(), description.strip()
+    if problems := machine_judge_fields_check(task, name, description):
+        raise MachineJudgeError(problems)
+    with transaction.atomic():
+        judge, _ = _locked_judge(task, name, description, created_by)
+        return judge
 
 
 def machine_judge_counts_in_qrels(*, judge: MachineJudge, counts: bool) -> str | None:

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "collection",
     "pooling",
     "assessment",
+    "judges",  # LLM judges: endpoints, prompts, judge runs, probes
     "evaluation",
     "demo",  # the synthetic demo campaigns (manage.py demo); it imports every other app
 ]
@@ -270,6 +271,7 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
 # jobs; the pages that show a job's status run them too.
 CELERY_BEAT_SCHEDULE = {
     "reap-pool-builds": {"task": "pooling.tasks.reap_pool_builds_task", "schedule": 30.0},
+    "reap-judge-runs": {"task": "judges.tasks.reap_judge_runs_task", "schedule": 30.0},
     "reap-evaluation-jobs": {
         "task": "evaluation.tasks.reap_evaluation_jobs_task",
         "schedule": 30.0,

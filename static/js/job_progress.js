@@ -3,8 +3,8 @@
 
    A job box carries data-job-progress, data-progress-url (its JSON status), data-status, and
    data-done-key / data-total-key (the JSON's counters: "topics_done", "runs_done", ...). Inside,
-   any of: [data-field=status|build|done|total|line|empty|note|error], a .progress-bar with a <span> fill, and a
-   .progress wrapper hidden while nothing runs.
+   any of: [data-field=status|build|done|total|line|empty|note|error], a .progress-bar with a <span> fill, a
+   .progress wrapper hidden while nothing runs, and [data-state=KEY] elements showing the JSON's KEY.
    A form with data-job-start="BOX_ID" queues a job without leaving the page; without JavaScript
    it posts normally and the page shows the status on reload. */
 (function () {
@@ -66,6 +66,11 @@
           "; re-run (attempt " + state.attempts + ").";
       }
     }
+    // Any other figure the job reports (tokens, cost, ...): an element naming its key.
+    box.querySelectorAll("[data-state]").forEach(function (element) {
+      var value = state[element.dataset.state];
+      if (value !== undefined && value !== null) element.textContent = value;
+    });
     showError(box, state.status === "failed" ? state.error : "");
     return running;
   }

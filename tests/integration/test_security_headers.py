@@ -132,6 +132,8 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("assessment:organize_agreement", "organizer", (task,)),
         Page("assessment:organize_guidelines", "organizer", (task,)),
         Page("assessment:organize_machine_judges", "organizer", (task,)),
+        Page("judges:endpoints", "organizer"),
+        Page("judges:runs", "organizer", (task,)),
         Page("assessment:organize_adjudication", "organizer", (task,), "difference=0"),
         Page("evaluation:index", "organizer"),
         Page("evaluation:results", "organizer", (task,)),

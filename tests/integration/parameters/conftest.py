@@ -9,6 +9,7 @@ from assessment.models import Assignment
 from assessment.services.machine_judges import machine_judge_import
 from evaluation.models import EvaluationJob
 from evaluation.services import evaluation_job_run, qrels_export, results_publish
+from judges.models import JudgeEndpoint, JudgeRun
 from tests.factories import (
     AssignmentFactory,
     PostFactory,
@@ -51,6 +52,12 @@ def campaign() -> Campaign:
         source=SimpleUploadedFile("judge.qrels", b"A.1 0 101 2\nA.1 0 102 1\n"),
     )
     hit = data.hits[101]
+    endpoint = JudgeEndpoint.objects.create(
+        name="sweep-endpoint", base_url="http://127.0.0.1:9/v1", model="m"
+    )
+    judge_run = JudgeRun.objects.create(
+        task=task, judge=judge, endpoint=endpoint, endpoint_name="sweep-endpoint", model="m"
+    )
     return Campaign(
         ids={
             "task": str(task.pk),
@@ -69,6 +76,8 @@ def campaign() -> Campaign:
             "candidate": str(candidate.pk),
             "candidate_name": candidate.username,
             "judge": str(judge.pk),
+            "endpoint": str(endpoint.pk),
+            "judge_run": str(judge_run.pk),
         },
         users={
             "anonymous": None,

@@ -192,6 +192,46 @@ URLS: dict[str, Entry] = {
         path={"task_id": "task", "judge_id": "judge"},
         bodies=(Body({"action": "counts", "counts": "1"}, ("action", "counts")),),
     ),
+    # judges pages
+    "judges:endpoints": Entry(
+        bodies=(
+            Body(
+                {
+                    "name": "sweep-new",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "model": "m",
+                    "concurrency": "2",
+                    "requests_per_minute": "0",
+                    "timeout_seconds": "5",
+                },
+                (
+                    "name",
+                    "base_url",
+                    "model",
+                    "api_key_env",
+                    "concurrency",
+                    "requests_per_minute",
+                    "timeout_seconds",
+                    "price_per_1k_tokens",
+                ),
+            ),
+            Body({"action": "remove", "endpoint": "{endpoint}"}, ("action", "endpoint")),
+        )
+    ),
+    "judges:runs": Entry(
+        path=TASK,
+        bodies=(
+            # Never a valid "start": a sweep must queue no run for a worker to take later.
+            Body({"action": "probe", "topic": "{topic}", "kind": "stuffed"}, ("topic", "kind")),
+            Body({"action": "cancel", "run": "{judge_run}"}, ("action", "run")),
+            Body(
+                {"action": "start", "endpoint": "0", "judge": "j"},
+                ("judge", "prompt_version", "limit", "logprobs"),
+            ),
+            Body({"action": "prompt", "template": "x", "note": "n"}, ("template", "note")),
+            Body({"action": "remove-probe", "probe": "0"}, ("probe",)),
+        ),
+    ),
     "assessment:organize_export_judgments": Entry(path=TASK),
     "assessment:organize_export_agreement": Entry(path=TASK),
     # evaluation pages
@@ -231,6 +271,37 @@ URLS: dict[str, Entry] = {
     "pooling_api:run-detail": Entry(path={"pk": "run"}),
     "pooling_api:pool-stats": Entry(path=TASK),
     "pooling_api:pool-build": Entry(path=TASK),
+    "judges_api:endpoints": Entry(
+        bodies=(
+            Body(
+                {"name": "sweep-api", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+                (
+                    "name",
+                    "base_url",
+                    "model",
+                    "api_key_env",
+                    "concurrency",
+                    "requests_per_minute",
+                    "timeout_seconds",
+                    "price_per_1k_tokens",
+                ),
+                as_json=True,
+            ),
+        )
+    ),
+    "judges_api:endpoint": Entry(path={"endpoint_id": "endpoint"}),
+    "judges_api:task-runs": Entry(
+        path=TASK,
+        bodies=(
+            # An endpoint no one registered: the sweep queues no run.
+            Body(
+                {"endpoint": "no-such-endpoint", "judge": "sweep"},
+                ("judge", "prompt_version", "limit", "logprobs"),
+                as_json=True,
+            ),
+        ),
+    ),
+    "judges_api:run": Entry(path={"run_id": "judge_run"}),
     "assessment_api:assignment-list": Entry(query=PAGE),
     "assessment_api:assignment-items": Entry(path=ASSIGNMENT, query=PAGE),
     "assessment_api:assignment-item": Entry(

@@ -1,0 +1,1 @@
+"""The pure rules of LLM judges: prompts, strict grade parsing, endpoint checks, backoff."""

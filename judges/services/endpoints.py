@@ -1,0 +1,72 @@
+"""Registering and removing judge endpoints, and reading an endpoint's API key.
+
+The key never enters the database: the endpoint stores the NAME of the environment variable
+that holds it, and the key is read from the environment of the process that asks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from judges.core.endpoints import EndpointFields, base_url_normalise, endpoint_problems
+from judges.models import JudgeEndpoint, JudgeRun
+from kernel.queue import PENDING, RUNNING
+
+__all__ = ["EndpointError", "endpoint_add", "endpoint_api_key", "endpoint_remove"]
+
+
+class EndpointError(Exception):
+    """An endpoint request breaks a rule; ``problems`` lists each, naming its field."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def endpoint_add(*, fields: EndpointFields, created_by: Any = None) -> JudgeEndpoint:
+    """Register an endpoint; every problem of ``fields`` is reported, nothing stored then."""
+    fields = EndpointFields(
+        **{
+            **fields.__dict__,
+            "name": fields.name.strip(),
+            "model": fields.model.strip(),
+            "base_url": base_url_normalise(fields.base_url),
+            "api_key_env": fields.api_key_env.strip(),
+        }
+    )
+    if problems := endpoint_problems(fields):
+        raise EndpointError(problems)
+    try:
+        with transaction.atomic():
+            return JudgeEndpoint.objects.create(
+                **fields.__dict__,
+                created_by=created_by if getattr(created_by, "pk", None) else None,
+            )
+    except IntegrityError as error:
+        raise EndpointError([f"name: an endpoint named {fields.name!r} exists"]) from error
+
+
+def endpoint_remove(*, endpoint: JudgeEndpoint) -> None:
+    """Remove an endpoint; refused while a run uses it (its past runs and answers stay)."""
+    with transaction.atomic():
+        busy = JudgeRun.objects.filter(endpoint=endpoint, status__in=(PENDING, RUNNING))
+        if busy.exists():
+            raise EndpointError([f"{endpoint.name}: a judge run is using it; cancel it first"])
+        endpoint.delete()
+
+
+def endpoint_api_key(endpoint: JudgeEndpoint) -> str:
+    """The key from the variable the endpoint names ("" when it names none). The error names
+    the variable, never a value."""
+    if not endpoint.api_key_env:
+        return ""
+    key = os.environ.get(endpoint.api_key_env, "")
+    if not key:
+        raise EndpointError(
+            [f"{endpoint.name}: the environment variable {endpoint.api_key_env} is not set"]
+        )
+    return key
