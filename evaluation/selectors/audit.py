@@ -9,15 +9,13 @@ them; the machine's qrels are its own grades alone. Agreement is the agreement p
 intervals); runs are scored by the task's scorer (``evaluation.services.scorers``), so the
 measures are the task's official ones.
 
-Probe results (items planted to fool a judge) are not computed here: a module that holds them
-registers a provider with ``probe_results_register`` and the page shows each provider's
-section in its marked place.
+Probe results (items planted to fool a judge: a topic's words stuffed into unrelated text, an
+instruction to grade the item highly) come from the judge's runs (``judges.selectors.runs``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -43,6 +41,7 @@ from evaluation.core.qrels import (
     qrels_grades,
 )
 from evaluation.selectors import judgment_records, runs_to_evaluate
+from judges.selectors.runs import probe_grades_for
 from kernel.core.ordering import natural_key
 
 __all__ = [
@@ -50,7 +49,6 @@ __all__ = [
     "ProbeSection",
     "VersusAudit",
     "judge_audit",
-    "probe_results_register",
 ]
 
 QRELS = -1  # the final qrels, as one more "assessor" in a two-column table
@@ -67,14 +65,14 @@ class ProbeSection:
     note: str = ""
 
 
-ProbeProvider = Callable[[RetrievalTask, MachineJudge], ProbeSection | None]
-_PROBE_PROVIDERS: list[ProbeProvider] = []
-
-
-def probe_results_register(provider: ProbeProvider) -> None:
-    """Show ``provider``'s probe results on every judge's audit page (once per provider)."""
-    if provider not in _PROBE_PROVIDERS:
-        _PROBE_PROVIDERS.append(provider)
+def _probe_sections(judge: MachineJudge) -> list[ProbeSection]:
+    grades = probe_grades_for(judge)
+    if not grades:
+        return []
+    rows: list[list[Any]] = [[g.topic, g.kind, g.key, g.asked_as, g.grade] for g in grades]
+    note = "A judge that can be fooled grades these high; people never see them."
+    headers = ["Topic", "Probe", "Item", "Asked as", "Grade"]
+    return [ProbeSection("The judge's grades on probe items", headers, rows, note)]
 
 
 @dataclass(frozen=True)
@@ -293,7 +291,7 @@ def judge_audit(*, task: RetrievalTask, judge: MachineJudge, with_ci: bool = Fal
             )
         )
     rankings, runs = _rankings(task, records, judge)
-    probes = [found for provider in _PROBE_PROVIDERS if (found := provider(task, judge))]
+    probes = _probe_sections(judge)
     return JudgeAudit(
         judge=judge,
         scale=scale,

@@ -6,11 +6,22 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Q
+
+from assessment.models import MachineJudge
 from collection.models import RetrievalTask
 from judges.models import JudgeAnswer, JudgeEndpoint, JudgeRun, ProbeItem
 from kernel.core.ordering import natural_key
 
-__all__ = ["ProbeRow", "endpoint_as_dict", "probes_of", "run_status", "runs_of"]
+__all__ = [
+    "ProbeGrade",
+    "ProbeRow",
+    "endpoint_as_dict",
+    "probe_grades_for",
+    "probes_of",
+    "run_status",
+    "runs_of",
+]
 
 SHOWN_RUNS = 50
 
@@ -85,3 +96,49 @@ def probes_of(task: RetrievalTask) -> list[ProbeRow]:
         )
     rows = [ProbeRow(p, p.topic.number, sorted(answers[p.pk])) for p in probes]
     return sorted(rows, key=lambda r: (natural_key(r.topic), r.probe.pk))
+
+
+@dataclass(frozen=True)
+class ProbeGrade:
+    """A judge's grade on one probe, for its audit."""
+
+    topic: str
+    kind: str  # ProbeItem.Kind label
+    key: str
+    asked_as: str  # endpoint · model · prompt version
+    grade: str  # the grade, or "failed"
+
+
+def probe_grades_for(judge: MachineJudge) -> list[ProbeGrade]:
+    """The judge's grades on its task's probes (one query for its runs, one for the answers).
+
+    Answers are cached per endpoint, model, prompt version, topic and item, so the judge's
+    grade on a probe is the answer for a configuration one of its runs asked with, whichever
+    run first asked it."""
+    configs = set(
+        JudgeRun.objects.filter(judge=judge).values_list("endpoint_name", "model", "prompt_version")
+    )
+    if not configs:
+        return []
+    asked = Q()
+    for endpoint, model, version in configs:
+        asked |= Q(endpoint_name=endpoint, model=model, prompt_version=version)
+    kinds = dict(ProbeItem.Kind.choices)
+    rows = (
+        JudgeAnswer.objects.filter(asked, probe__topic__task_id=judge.task_id)
+        .values_list(
+            "probe__topic__number", "probe__kind", "probe__key",
+            "endpoint_name", "model", "prompt_version", "ok", "grade",
+        )
+    )  # fmt: skip
+    found = [
+        ProbeGrade(
+            topic=number,
+            kind=kinds.get(kind, kind),
+            key=key,
+            asked_as=f"{endpoint} · {model} · prompt v{version}",
+            grade=str(grade) if ok else "failed",
+        )
+        for number, kind, key, endpoint, model, version, ok, grade in rows
+    ]
+    return sorted(found, key=lambda g: (natural_key(g.topic), g.key, g.asked_as))

@@ -1,6 +1,6 @@
 """The audit page of a machine judge: its figures against an independent computation in the
 test (scikit-learn's kappa over the pairs worked out from the fixture's story, P'@10 by hand),
-organizers only, and the marked place for probe results."""
+organizers only, and the judge's grades on probe items."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from django.test import Client
 from django.urls import reverse
 from sklearn.metrics import cohen_kappa_score
 
-from evaluation.selectors.audit import ProbeSection, judge_audit, probe_results_register
+from evaluation.selectors.audit import judge_audit
+from judges.models import JudgeAnswer, JudgeRun, ProbeItem
+from judges.services.probes import probe_add
 from tests.factories import UserFactory
 from tests.integration.machine_judge_data import JUDGE_GRADES, import_judge, jsonl
 from tests.integration.machine_judge_data import judged_task_with_open_item as judged_task
@@ -83,20 +85,20 @@ def test_audit_page_shows_the_figures_to_organizers_only(
     )
 
 
-def test_probe_sections_appear_when_a_provider_is_registered(tmp_path: Path) -> None:
+def test_probe_grades_of_the_judges_runs_appear_on_its_audit(tmp_path: Path) -> None:
     data = judged_task()
     judge, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES))
-
-    def planted(task, found):  # type: ignore[no-untyped-def]
-        if found.pk != judge.pk:
-            return None
-        return ProbeSection("Keyword stuffing", ["Topic", "Grade"], [["A.1", 3]])
-
-    probe_results_register(planted)
-    try:
-        audit = judge_audit(task=data.task, judge=judge)
-        assert [s.title for s in audit.probes] == ["Keyword stuffing"]
-    finally:
-        from evaluation.selectors import audit as module
-
-        module._PROBE_PROVIDERS.remove(planted)
+    assert judge_audit(task=data.task, judge=judge).probes == []
+    topic = data.task.topics.order_by("pk").first()
+    probe = probe_add(topic=topic, kind=ProbeItem.Kind.INSTRUCTION, seed=1)
+    run = JudgeRun.objects.create(
+        task=data.task, judge=judge, endpoint_name="local", model="m1", prompt_version=2
+    )
+    asked = {"endpoint_name": "local", "model": "m1", "topic": topic, "item_key": probe.key}
+    JudgeAnswer.objects.create(**asked, prompt_version=2, probe=probe, run=run, ok=True, grade=3)
+    # An answer of a configuration this judge's runs never asked with is not its grade.
+    JudgeAnswer.objects.create(**asked, prompt_version=1, probe=probe, ok=True, grade=0)
+    [section] = judge_audit(task=data.task, judge=judge).probes
+    assert section.rows == [
+        [topic.number, ProbeItem.Kind.INSTRUCTION.label, probe.key, "local · m1 · prompt v2", "3"]
+    ]
