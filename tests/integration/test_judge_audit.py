@@ -89,7 +89,7 @@ def test_probe_grades_of_the_judges_runs_appear_on_its_audit(tmp_path: Path) -> 
     data = judged_task()
     judge, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES))
     assert judge_audit(task=data.task, judge=judge).probes == []
-    topic = data.task.topics.order_by("pk").first()
+    topic = data.task.topics.order_by("pk")[0]
     probe = probe_add(topic=topic, kind=ProbeItem.Kind.INSTRUCTION, seed=1)
     run = JudgeRun.objects.create(
         task=data.task, judge=judge, endpoint_name="local", model="m1", prompt_version=2
