@@ -109,7 +109,7 @@ def evaluation_jobs_reap() -> list[Reaped]:
     the jobs' part is returned (the chunks' is logged).
 
     A chunk failed after its last attempt fails its job. A job none of whose own tasks runs
-    is alive while one of its chunks is queued or beating: it is not re-queued for that."""
+    is alive while one of its chunks is queued or beating: it is not re-queued then."""
     from evaluation.tasks import evaluate_chunk_task, evaluate_runs_task
 
     for reaped in jobs_reap(model=EvaluationChunk, celery_task=evaluate_chunk_task):
@@ -124,20 +124,17 @@ def evaluation_jobs_reap() -> list[Reaped]:
             )
         elif reaped.action == "requeued":  # the job's page says a worker died and it goes on
             jobs.update(worker_lost_at=timezone.now())
-    _keep_alive_jobs_with_live_chunks()
-    return jobs_reap(model=EvaluationJob, celery_task=evaluate_runs_task)
+    return jobs_reap(model=EvaluationJob, celery_task=evaluate_runs_task, alive=_with_live_chunks())
 
 
-def _keep_alive_jobs_with_live_chunks() -> None:
-    now = timezone.now()
-    fresh = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
+def _with_live_chunks() -> Q:
+    """Jobs one of whose chunks is queued, or running with a fresh heartbeat."""
+    fresh = timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS)
     live = EvaluationChunk.objects.filter(job=OuterRef("pk")).filter(
         Q(status=EvaluationChunk.Status.PENDING)
         | Q(status=EvaluationChunk.Status.RUNNING, heartbeat_at__gte=fresh)
     )
-    EvaluationJob.objects.filter(
-        Exists(live), status=EvaluationJob.Status.RUNNING, heartbeat_at__lt=fresh
-    ).update(heartbeat_at=now)
+    return Q(Exists(live))
 
 
 def evaluation_job_run(*, job: EvaluationJob, spread: bool = False) -> EvaluationJob:
