@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -81,7 +82,7 @@ def _store_task(runs: int, topics: int, rows: int, judged: int, seed: int) -> tu
         for i in range(runs)
     )
 
-    def run_rows() -> object:
+    def run_rows() -> Iterator[tuple[object, ...]]:
         for run in made:
             for n in numbers:
                 docs = rng.sample(pools[n], judged // 3) + rng.sample(universe[n], rows)

@@ -171,3 +171,19 @@ def test_killed_worker_mid_chunk_leaves_each_run_stored_once_when_another_finish
     assert len(after) == RUNS
     assert {run: after[run] for run in before} == before  # stored before the kill, never again
     assert_figures_equal_pytrec_eval(job, qrels, rankings)
+
+
+def test_job_runs_its_chunks_in_process_when_there_is_no_broker(settings: object) -> None:
+    # As without REDIS_URL: Celery runs tasks eagerly, in the process that starts the job.
+    settings.EVALUATION_CHUNK_RUNS = CHUNK  # type: ignore[attr-defined]
+    task, qrels_version, qrels, rankings = document_task(seed=3)
+    celery_app.conf.task_always_eager = True
+    try:
+        job = evaluation_job_start(task=task, qrels=qrels_version, seed=2)
+    finally:
+        celery_app.conf.task_always_eager = False
+    job.refresh_from_db()
+    assert job.status == EvaluationJob.Status.DONE, job.error
+    assert (job.runs_done, job.runs_total) == (RUNS, RUNS)
+    assert [c.status for c in job.chunks.order_by("index")] == ["done"] * 4
+    assert_figures_equal_pytrec_eval(job, qrels, rankings)
