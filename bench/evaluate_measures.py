@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -104,16 +105,24 @@ def run_text(
     return "".join(lines)
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (trec_eval's processes): on a
+    shared, loaded machine a fairer measure than wall time."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 class Clock:
     def __enter__(self) -> Clock:
-        self.wall = time.perf_counter()
+        self.wall, self.cpu = time.perf_counter(), _cpu()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.wall = time.perf_counter() - self.wall
+        self.wall, self.cpu = time.perf_counter() - self.wall, _cpu() - self.cpu
 
 
-def ours(qrels: Path, runs: list[Path], precision: str = "double") -> tuple[float, Figures]:
+def ours(qrels: Path, runs: list[Path], precision: str = "double") -> tuple[Clock, Figures]:
     with Clock() as clock:
         rows = evaluate_run_files_measures(
             qrels,
@@ -122,10 +131,10 @@ def ours(qrels: Path, runs: list[Path], precision: str = "double") -> tuple[floa
             kind="document",
             precision=precision,  # type: ignore[arg-type]
         )
-    return clock.wall, {str(r["file"]): [r["measures"][m] for m in MEASURES] for r in rows}  # type: ignore[index]
+    return clock, {str(r["file"]): [r["measures"][m] for m in MEASURES] for r in rows}  # type: ignore[index]
 
 
-def trec_eval(binary: Path, qrels: Path, runs: list[Path]) -> tuple[float, Figures]:
+def trec_eval(binary: Path, qrels: Path, runs: list[Path]) -> tuple[Clock, Figures]:
     found: Figures = {}
     with Clock() as clock:
         for path in runs:
@@ -137,10 +146,10 @@ def trec_eval(binary: Path, qrels: Path, runs: list[Path]) -> tuple[float, Figur
             ).stdout
             means = {f[0]: float(f[2]) for f in (line.split() for line in out.splitlines())}
             found[path.name] = [means[m] for m in MEASURES]
-    return clock.wall, found
+    return clock, found
 
 
-def ir_measures_peer(qrels: Path, runs: list[Path]) -> tuple[float, Figures]:
+def ir_measures_peer(qrels: Path, runs: list[Path]) -> tuple[Clock, Figures]:
     import ir_measures
 
     measures = [ir_measures.parse_measure(n) for n in IR_NAMES]
@@ -150,10 +159,10 @@ def ir_measures_peer(qrels: Path, runs: list[Path]) -> tuple[float, Figures]:
         for path in runs:
             agg = evaluator.calc_aggregate(ir_measures.read_trec_run(str(path)))
             found[path.name] = [float(agg[m]) for m in measures]
-    return clock.wall, found
+    return clock, found
 
 
-def ranx_peer(qrels: Path, runs: list[Path]) -> tuple[float, Figures]:
+def ranx_peer(qrels: Path, runs: list[Path]) -> tuple[Clock, Figures]:
     from ranx import Qrels, Run, evaluate
 
     found: Figures = {}
@@ -163,7 +172,7 @@ def ranx_peer(qrels: Path, runs: list[Path]) -> tuple[float, Figures]:
             run = Run.from_file(str(path), kind="trec")
             scores = evaluate(judged, run, RANX_NAMES, make_comparable=True)
             found[path.name] = [float(scores[m]) for m in RANX_NAMES]  # type: ignore[index]
-    return clock.wall, found
+    return clock, found
 
 
 def close_scores(name: str) -> bool:
@@ -240,12 +249,12 @@ def child(qrels: Path, runs: list[Path]) -> tuple[float, float, Figures]:
 
 def compare_peers(qrels: Path, runs: list[Path], binary: Path | None, why: str) -> None:
     n = len(runs)
-    our_wall, our = ours(qrels, runs)
-    timings = [("qrelsmith evaluate --measure", our_wall)]
+    our_clock, our = ours(qrels, runs)
+    timings = [("qrelsmith evaluate --measure", our_clock)]
     if binary is not None:
         version, precision = trec_eval_version(binary)
-        wall, theirs = trec_eval(binary, qrels, runs)
-        timings.append((f"trec_eval {version} (one process per run)", wall))
+        clock, theirs = trec_eval(binary, qrels, runs)
+        timings.append((f"trec_eval {version} (one process per run)", clock))
         same = our if precision == "double" else ours(qrels, runs, precision)[1]
         differ = printed_differences(same, theirs)
         print(
@@ -263,20 +272,23 @@ def compare_peers(qrels: Path, runs: list[Path], binary: Path | None, why: str) 
         print(f"  trec_eval 9: not run ({why})")
     for name, peer in (("ir_measures 0.4.3", ir_measures_peer), ("ranx", ranx_peer)):
         try:
-            wall, theirs = peer(qrels, runs)
+            clock, theirs = peer(qrels, runs)
         except ImportError:
             print(f"  {name}: not installed (pip install -e '.[bench]')")
             continue
-        timings.append((name, wall))
+        timings.append((name, clock))
         worst, where = largest_difference(our, theirs)
         apart, _ = largest_difference(our, theirs, close=False)
         print(
             f"  {name}: largest difference from ours {worst:.4f} ({where}); "
             f"{apart:.2e} over the runs whose scores float32 holds apart"
         )
-    print(f"  {'':36} {'wall s':>8} {'ms/run':>8}")
-    for name, wall in timings:
-        print(f"  {name:36} {wall:8.2f} {1000 * wall / n:8.1f}")
+    print(f"  {'':36} {'wall s':>8} {'ms/run':>8} {'CPU s':>8} {'ms/run':>8}")
+    for name, clock in timings:
+        print(
+            f"  {name:36} {clock.wall:8.2f} {1000 * clock.wall / n:8.1f} "
+            f"{clock.cpu:8.2f} {1000 * clock.cpu / n:8.1f}"
+        )
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ SCRIPTS = [
     "evaluate.py",
     "evaluate_measures.py",
     "lexical_overlap.py",
+    "evaluation_jobs.py",
     "judging_load.py",
     "judging_first_load.py",
     "pooling.py",

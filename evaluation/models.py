@@ -105,12 +105,38 @@ class EvaluationJob(JobRow):
     significance = models.JSONField(default=dict, blank=True)  # measure -> pairwise tests
     intervals = models.JSONField(default=dict, blank=True)  # run id -> measure -> [low, high]
     reusability = models.JSONField(default=list, blank=True)  # one entry per team
+    chunk_runs = models.PositiveIntegerField(
+        default=25, help_text="Runs a chunk holds: each chunk is a task any worker can take."
+    )
 
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return f"Evaluation {self.id} of {self.task} on {self.qrels.checksum[:8]}"
+
+
+class EvaluationChunk(JobRow):
+    """A slice of an evaluation job's runs, scored by whichever worker takes it.
+
+    A job row of its own, so ``kernel.queue``'s reaper re-queues it when its worker dies.
+    ``scored`` names each run already stored by this chunk (run id -> its leave-one-team-out
+    means, or None): a redone chunk skips those, so each run's result and progress count are
+    written once."""
+
+    job = models.ForeignKey(EvaluationJob, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    run_ids = models.JSONField(default=list)
+    scored = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["job", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "index"], name="evaluation_chunk_unique_index")
+        ]
+
+    def __str__(self) -> str:
+        return f"Chunk {self.index} of evaluation {self.job_id}"
 
 
 class TaskPublication(models.Model):

@@ -5,9 +5,9 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from evaluation.models import EvaluationJob
+from evaluation.models import EvaluationChunk, EvaluationJob
 from evaluation.services import evaluation_job_run
-from evaluation.services.jobs import evaluation_jobs_reap
+from evaluation.services.jobs import evaluation_chunk_task_run, evaluation_jobs_reap
 from kernel.queue import JobSuperseded
 
 logger = logging.getLogger(__name__)
@@ -26,7 +26,8 @@ logger = logging.getLogger(__name__)
 )
 def evaluate_runs_task(job_id: int, attempt: int | None = None) -> dict[str, int]:
     """Run attempt ``attempt`` of the evaluation job ``job_id``
-    (evaluation.services.jobs.evaluation_job_run).
+    (evaluation.services.jobs.evaluation_job_run): cut it into chunks and queue them, or, once
+    every chunk is done, sum up. Without a broker (tasks run in-process) the chunks run here.
 
     A message for a job that is done, failed or on another attempt (a redelivery after the
     visibility timeout, or a re-queue by the reaper) does nothing."""
@@ -40,10 +41,46 @@ def evaluate_runs_task(job_id: int, attempt: int | None = None) -> dict[str, int
         logger.info("evaluation job %s attempt %s skipped: %s", job_id, attempt, job.status)
         return {"runs": job.runs_done}
     try:
-        job = evaluation_job_run(job=job)
+        spread = not evaluate_chunk_task.app.conf.task_always_eager
+        job = evaluation_job_run(job=job, spread=spread)
     except JobSuperseded as error:
         logger.warning("evaluation job %s stopped: %s", job_id, error)
     return {"runs": job.runs_done}
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,  # the results are the rows it stores
+    time_limit=30 * 60,
+    soft_time_limit=28 * 60,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=3,
+)
+def evaluate_chunk_task(chunk_id: int, attempt: int | None = None) -> int:
+    """Score attempt ``attempt`` of an evaluation job's chunk of runs
+    (evaluation.services.jobs.evaluation_chunk_task_run); the number of runs it stored.
+
+    A message for a chunk that is done, failed or on another attempt does nothing."""
+    chunk = (
+        EvaluationChunk.objects.select_related("job__task__campaign", "job__qrels")
+        .filter(pk=chunk_id)
+        .first()
+    )
+    if chunk is None:
+        logger.warning("evaluation chunk %s no longer exists", chunk_id)
+        return 0
+    if chunk.status in (EvaluationChunk.Status.DONE, EvaluationChunk.Status.FAILED) or (
+        attempt is not None and attempt != chunk.attempts
+    ):
+        logger.info("evaluation chunk %s attempt %s skipped: %s", chunk_id, attempt, chunk.status)
+        return 0
+    try:
+        evaluation_chunk_task_run(chunk=chunk)
+    except JobSuperseded as error:
+        logger.warning("evaluation chunk %s stopped: %s", chunk_id, error)
+    return len(chunk.scored)
 
 
 @shared_task(ignore_result=True, time_limit=60, soft_time_limit=50)

@@ -178,9 +178,13 @@ class Reaped:
     attempt: int
 
 
-def jobs_reap(*, model: type[JobRow], celery_task: Any) -> list[Reaped]:
+def jobs_reap(
+    *, model: type[JobRow], celery_task: Any, alive: models.Q | None = None
+) -> list[Reaped]:
     """Queue again (or fail) every running job whose heartbeat is older than JOB_STALE_SECONDS,
     and publish again every pending job whose message the broker lost (one query for both).
+    ``alive``: running jobs it matches are not silent whatever their heartbeat (a job whose
+    parts run as jobs of their own and beat for it).
 
     Safe to run anywhere and often: each job is taken with a conditional update, so two
     reapers never both re-queue it. Without a broker (tasks run in-process), the job is marked
@@ -189,6 +193,8 @@ def jobs_reap(*, model: type[JobRow], celery_task: Any) -> list[Reaped]:
     silent = models.Q(
         status=RUNNING, heartbeat_at__lt=now - timedelta(seconds=settings.JOB_STALE_SECONDS)
     )
+    if alive is not None:
+        silent &= ~alive
     # Pending that long: created before the cutoff and not queued again since (a re-queue
     # sets heartbeat_at to its own time).
     waited = now - timedelta(seconds=settings.JOB_LOST_MESSAGE_SECONDS)

@@ -285,6 +285,8 @@ JOB_MAX_ATTEMPTS = 3
 # A job pending this long whose message the broker no longer holds (Redis restarted without
 # persistence, or the web process died between commit and publish) is published again.
 JOB_LOST_MESSAGE_SECONDS = int(os.environ.get("JOB_LOST_MESSAGE_SECONDS", "60"))
+# An evaluation job is cut into chunks of this many runs, each a task any worker can take.
+EVALUATION_CHUNK_RUNS = int(os.environ.get("EVALUATION_CHUNK_RUNS", "25"))
 JOB_TEST_HOOKS = False  # kernel.queue.job_checkpoint; on in the test settings only
 
 # --- Security headers / CSP (https://django-csp.readthedocs.io/en/latest/configuration.html)

@@ -122,13 +122,16 @@ def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> Ev
 
 
 def _fast_scores(lines: list[str], run_format: RunFormat) -> tuple[str, Scores] | None:
-    """Like ``_fast_rows`` but deduplicating as it reads (first row wins): the hot path."""
+    """Like ``_fast_rows`` but deduplicating as it reads (first row wins): the hot path.
+
+    The loop keeps each first score's text; each topic's scores are then converted at once
+    (``_topic_scores``), so a row costs one split and two dict lookups, no function call."""
     t, d, s, g = COLUMNS[run_format]
     width = WIDTH[run_format]
     loose = run_format is RunFormat.TREC  # trec_eval ignores columns after the tag
-    scores: Scores = {}
+    texts: dict[str, dict[str, str]] = {}
     current: str | None = None
-    docs: dict[str, float] = {}
+    docs: dict[str, str] = {}
     tag: str | None = None
     for line in lines:
         fields = line.split()
@@ -140,17 +143,33 @@ def _fast_scores(lines: list[str], run_format: RunFormat) -> tuple[str, Scores] 
             if fields[0][0] == "#":
                 continue  # a comment line, as trec_eval skips it
             current = fields[t]
-            docs = scores.setdefault(current, {})
+            docs = texts.setdefault(current, {})
         if fields[g] != tag:
             if tag is not None:
                 return None
             tag = fields[g]
         if fields[d] not in docs:
-            score = trec_score(fields[s])
-            if score != score:
-                return None
-            docs[fields[d]] = score
+            docs[fields[d]] = fields[s]
+    scores: Scores = {}
+    for topic, found in texts.items():
+        converted = _topic_scores(found)
+        if converted is None:
+            return None
+        scores[topic] = converted
     return (tag or ""), scores
+
+
+def _topic_scores(texts: dict[str, str]) -> dict[str, float] | None:
+    """``trec_score`` over a topic's score texts at once: None if any is not a plain finite
+    number (the caller then reports the line)."""
+    try:
+        values = list(map(float, texts.values()))
+    except ValueError:
+        return None
+    total = sum(values)  # finite unless some value is inf or NaN (or the sum overflows)
+    if total - total != 0.0 or "_" in "".join(texts.values()):
+        return None
+    return dict(zip(texts, values, strict=True))
 
 
 def _fast_rows(lines: list[str], run_format: RunFormat) -> tuple[str, list[RunRow]] | None:

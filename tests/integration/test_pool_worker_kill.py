@@ -141,7 +141,11 @@ def test_killed_workers_evaluation_is_rerun_to_the_same_results_when_reaped(
             kill(second)
     print(f"\nworker killed mid-evaluation: job done {recovery:.1f} s after the kill")
     job.refresh_from_db()
-    assert (job.status, job.attempts, job.runs_done) == ("done", 2, 2), job.error
+    assert (job.status, job.runs_done) == ("done", 2), job.error
+    # Its one chunk of runs lost the worker: the reaper queued the chunk again, not the job.
+    (chunk,) = job.chunks.all()
+    assert (chunk.status, chunk.attempts, len(chunk.scored)) == ("done", 2, 2)
+    assert job.worker_lost_at is not None
     rerun = _results(job)
 
     again = EvaluationJob.objects.create(task=data.task, qrels=qrels, seed=3)
