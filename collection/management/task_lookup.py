@@ -21,6 +21,7 @@ TASK_NAMES = {
     "task3": "openqa",
     "3": "openqa",
     "document": "document",  # TREC-style tasks: TREC runs with the collection's docnos
+    "rag": "rag",  # TREC RAG: generated answers citing the collection's segments
 }
 
 
@@ -29,7 +30,7 @@ def task_kind(task: str) -> str:
     kind = TASK_NAMES.get(task.lower())
     if kind is None:
         raise CommandError(
-            f"unknown task {task!r}: use answer|formula|openqa|document (or task1..task3)"
+            f"unknown task {task!r}: use answer|formula|openqa|document|rag (or task1..task3)"
         )
     return kind
 

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "pooling",
     "assessment",
     "evaluation",
+    "nuggets",  # generated answers judged by nuggets (TREC RAG)
     "demo",  # the synthetic demo campaigns (manage.py demo); it imports every other app
 ]
 

@@ -1,5 +1,5 @@
 """Imports between apps point one way (docs/architecture.md): kernel, collection, pooling,
-assessment, evaluation, each importing only those before it (and the project's set-up,
+assessment, evaluation, nuggets, each importing only those before it (and the project's set-up,
 ``config``, for the Celery app); demo and config may import all."""
 
 import ast
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ORDER = ["kernel", "collection", "pooling", "assessment", "evaluation"]
+ORDER = ["kernel", "collection", "pooling", "assessment", "evaluation", "nuggets"]
 
 
 def _imported_apps(path: Path) -> set[str]:
