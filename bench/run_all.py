@@ -21,6 +21,7 @@ SCRIPTS = [
     "hostile_runs.py",
     "evaluate.py",
     "evaluate_measures.py",
+    "evaluate_nuggets.py",
     "judging_load.py",
     "judging_first_load.py",
     "pooling.py",

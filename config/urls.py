@@ -32,10 +32,12 @@ urlpatterns = [
     path("", include("pooling.urls")),
     path("", include("assessment.urls")),
     path("", include("evaluation.urls")),
+    path("", include("nuggets.urls")),
     path("api/", include("collection.api.urls")),
     path("api/", include("pooling.api.urls")),
     path("api/", include("assessment.api.urls")),
     path("api/", include("evaluation.api.urls")),
+    path("api/", include("nuggets.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
 ]

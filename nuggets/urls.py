@@ -1,0 +1,5 @@
+"""Pages of the nuggets app."""
+
+app_name = "nuggets"
+
+urlpatterns: list = []
