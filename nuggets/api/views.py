@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from rest_framework import serializers, status
@@ -252,6 +251,16 @@ class TaskScoresView(APIView):
             {
                 "topics": scores.topics,
                 "note": "a run without an answer to a topic scores 0 there",
-                "runs": [asdict(row) for row in scores.runs],
+                "runs": [
+                    {
+                        "run": row.run,
+                        "team": row.team,
+                        "measures": row.measures,
+                        "per_topic": row.per_topic,
+                        "judged": row.judged,
+                        "to_judge": row.to_judge,
+                    }
+                    for row in scores.runs
+                ],
             }
         )

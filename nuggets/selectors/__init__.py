@@ -96,6 +96,16 @@ class RunScoreRow:
     per_topic: dict[str, dict[str, float]]
     judged: int  # (answer, nugget) pairs labelled
     to_judge: int  # (answer, nugget) pairs of its answers to the scored topics
+    scored_topics: list[str]
+
+    @property
+    def topic_cells(self) -> list[tuple[str, dict[str, float] | None]]:
+        """Each scored topic's measures in the scores' topic order; None: no answer."""
+        return [(topic, self.per_topic.get(topic)) for topic in self.topics]
+
+    @property
+    def topics(self) -> list[str]:
+        return self.scored_topics
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,7 @@ def task_nugget_scores(task: RetrievalTask) -> TaskScores:
             per_topic={t: per_run[run.pk][t] for t in topics if t in per_run[run.pk]},
             judged=counts[run.pk][0],
             to_judge=counts[run.pk][1],
+            scored_topics=topics,
         )
         for run in task.runs.select_related("team").order_by("tag")
     ]
