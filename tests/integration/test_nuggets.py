@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from assessment.models import Assignment
@@ -411,3 +411,95 @@ def test_nugget_edits_are_versioned_and_proposals_decided_when_the_editor_works(
     assert live[1].origin == "machine"
     assert "gpt-4o" in live[1].provenance
     assert NuggetProposal.objects.get(pk=reject.pk).decided_by == organizer
+
+
+def test_the_commands_import_runs_nuggets_and_labels_and_export_them_when_run(
+    task, tmp_path
+) -> None:
+    (tmp_path / "a.jsonl").write_bytes(run_2024(["1", "2"]))
+    (tmp_path / "b.jsonl").write_bytes(run_2025(["1"]))
+    (tmp_path / "n.jsonl").write_bytes(_jsonl(NUGGETS))
+    labels = [
+        {
+            "qid": "1",
+            "run_id": "teamA-rag",
+            "nuggets": [
+                {"text": "nuggets are facts", "importance": "vital", "assignment": "support"},
+                {"text": "they are short", "importance": "okay", "assignment": "partial_support"},
+            ],
+        },
+        {
+            "qid": "2",
+            "run_id": "teamB-gen",
+            "nuggets": [{"text": "two vital", "importance": "vital", "assignment": "support"}],
+        },
+    ]
+    (tmp_path / "l.jsonl").write_bytes(_jsonl(labels))
+    out = StringIO()
+    call_command(
+        "import_rag_runs",
+        str(tmp_path / "a.jsonl"),
+        str(tmp_path / "b.jsonl"),
+        "--campaign",
+        task.campaign.name,
+        stdout=out,
+    )
+    assert "teamA/teamA-rag (trec-rag-2024), 2 answers" in out.getvalue()
+    assert "teamB/teamB-gen (trec-rag-2025), 1 answers" in out.getvalue()
+    call_command(
+        "import_nuggets", str(tmp_path / "n.jsonl"), "--campaign", task.campaign.name, stdout=out
+    )
+    UserFactory.create(username="ann")
+    with pytest.raises(CommandError, match="no answer of the run to"):
+        call_command(
+            "import_nugget_assignments",
+            str(tmp_path / "l.jsonl"),
+            "--campaign",
+            task.campaign.name,
+            "--assessor",
+            "ann",
+            "--purpose",
+            "official",
+        )
+    labels[1]["qid"] = "1"
+    labels[1]["nuggets"] = [
+        {"text": "assessors mark them", "importance": "vital", "assignment": "support"}
+    ]
+    (tmp_path / "l.jsonl").write_bytes(_jsonl(labels))
+    call_command(
+        "import_nugget_assignments",
+        str(tmp_path / "l.jsonl"),
+        "--campaign",
+        task.campaign.name,
+        "--assessor",
+        "ann",
+        "--purpose",
+        "official",
+        stdout=out,
+    )
+    exported = StringIO()
+    call_command(
+        "export_nuggets", "--campaign", task.campaign.name, "--assignments", stdout=exported
+    )
+    records = [json.loads(line) for line in exported.getvalue().splitlines()]
+    assert records == labels
+    call_command(
+        "export_nuggets", "--campaign", task.campaign.name, "-o", str(tmp_path / "n2.jsonl")
+    )
+    assert [json.loads(x) for x in (tmp_path / "n2.jsonl").read_text().splitlines()] == NUGGETS
+    table = StringIO()
+    call_command(
+        "evaluate_nuggets",
+        "--assignments",
+        str(tmp_path / "l.jsonl"),
+        "--nuggets",
+        str(tmp_path / "n2.jsonl"),
+        "--format",
+        "csv",
+        stdout=table,
+    )
+    rows = {r.split(",")[0]: r.split(",") for r in table.getvalue().splitlines()[1:]}
+    # teamA-rag: topic 1 all = (1 + 0 + 0.5) / 3, topic 2 unanswered in the labels: 0.
+    assert float(rows["teamA-rag"][2]) == pytest.approx((1.5 / 3 + 0) / 2, abs=5e-5)
+    # teamB-gen: topic 1 all = 1 / 3 (one vital of three nuggets supported).
+    assert float(rows["teamB-gen"][2]) == pytest.approx((1 / 3 + 0) / 2, abs=5e-5)
