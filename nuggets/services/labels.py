@@ -158,7 +158,7 @@ def nugget_assignments_import(
         where = f"{file_name}:{record.line}"
         topic = topics.get(record.qid)
         run = runs.get(record.run_id)
-        answer = answers.get((run, topic.pk)) if topic and run else None
+        answer: int | None = answers.get((run, topic.pk)) if topic and run else None
         if topic is None or run is None or answer is None:
             what = "topic" if topic is None else "run" if run is None else "answer of the run to"
             problems.append(f"{where}: no {what} {record.qid!r}/{record.run_id!r} in {task}")
@@ -180,6 +180,6 @@ def nugget_assignments_import(
                 topic=topic, assessor=assessor, purpose=purpose, revoked_at=None
             )
             if labels:
-                answer = RagAnswer.objects.get(pk=answer_id)
-                count += len(_apply(assignment, answer, labels, assessor, "").labels)
+                stored = RagAnswer.objects.get(pk=answer_id)
+                count += len(_apply(assignment, stored, labels, assessor, "").labels)
     return count

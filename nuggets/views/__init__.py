@@ -104,6 +104,7 @@ def runs_page(request: HttpRequest, task_id: int) -> HttpResponse:
     if request.method == "POST" and request.FILES.get("file"):
         team = team_for_user(request.user, team_name=request.POST.get("team") or None)
         upload = request.FILES["file"]
+        assert not isinstance(upload, list)  # noqa: S101 - FILES[...] is one file
         try:
             if team is None:
                 raise SubmissionRefused("name your team: you belong to no such team, or to several")

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
@@ -28,6 +29,7 @@ from collection.models import RetrievalTask, Thread
 from demo.arqmath_campaign import CAMPAIGN
 from evaluation.models import QrelsVersion
 from pooling.models import Run
+from tests.integration.rag_data import small_rag_task
 
 pytestmark = pytest.mark.django_db
 
@@ -91,7 +93,9 @@ def demo(tmp_path: Path) -> dict[str, Any]:
     assert training_round is not None
     assert run is not None
     assert version is not None
+    rag = small_rag_task(User.objects.get(username="alice"))
     return {
+        **rag,
         "task": task.pk,
         "assignment": assignment.pk,
         "item": item.pk,
@@ -132,6 +136,10 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("admin:index", "organizer"),
         Page("admin:collection_topic_changelist", "organizer"),
         Page("admin:assessment_judgment_changelist", "organizer"),
+        Page("nuggets:editor", "organizer", (ids["rag_topic"],)),
+        Page("nuggets:assign", "alice", (ids["rag_assignment"],)),
+        Page("nuggets:scores", "organizer", (ids["rag_task"],)),
+        Page("nuggets:runs", "organizer", (ids["rag_task"],)),
     ]
 
 

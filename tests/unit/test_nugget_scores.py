@@ -9,14 +9,14 @@ from nuggets.core.evaluate import NuggetFilesDisagree, evaluate_nugget_files
 from nuggets.core.nuggetizer import read_nugget_file
 from nuggets.core.scores import Importance, JudgedNugget, Support, run_scores, topic_scores
 
-V, O = Importance.VITAL, Importance.OKAY
+VITAL, OKAY = Importance.VITAL, Importance.OKAY
 S, P, N = Support.SUPPORT, Support.PARTIAL, Support.NONE
 
 
 def test_topic_scores_match_the_hand_computation_when_vital_and_okay_are_mixed() -> None:
     # vital: support, partial, none; okay: partial, support
-    judged = [JudgedNugget(V, S), JudgedNugget(V, P), JudgedNugget(V, N)]
-    judged += [JudgedNugget(O, P), JudgedNugget(O, S)]
+    judged = [JudgedNugget(VITAL, S), JudgedNugget(VITAL, P), JudgedNugget(VITAL, N)]
+    judged += [JudgedNugget(OKAY, P), JudgedNugget(OKAY, S)]
     scores = topic_scores(judged)
     # all: (1 + .5 + 0 + .5 + 1) / 5 = 3 / 5
     assert scores["all"] == pytest.approx(0.6)
@@ -31,7 +31,7 @@ def test_topic_scores_match_the_hand_computation_when_vital_and_okay_are_mixed()
 
 
 def test_topic_scores_are_zero_when_a_topic_has_no_vital_nugget() -> None:
-    scores = topic_scores([JudgedNugget(O, S)])
+    scores = topic_scores([JudgedNugget(OKAY, S)])
     assert scores["vital"] == 0.0
     assert scores["all"] == 1.0
     assert scores["weighted"] == 1.0  # 0.5 * 1 / (0.5 * 1)
@@ -81,7 +81,8 @@ def test_files_are_scored_per_topic_and_per_run_when_a_nuggets_file_names_the_to
         ),
         assignments=True,
     )
-    assert nuggets.ok and assigned.ok
+    assert nuggets.ok
+    assert assigned.ok
     results = {r.run: r for r in evaluate_nugget_files(assigned.records, nuggets.records)}
     # runA topic 1: all = .5/2, vital = .5, weighted = .5/1.5; topic 2: all 1
     assert results["runA"].per_topic["1"]["all"] == pytest.approx(0.25)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from nuggets.core.rag_runs import LAYOUT_2024, LAYOUT_2025, RagContext, read_rag_run
+from nuggets.core.rag_runs import LAYOUT_2024, LAYOUT_2025, RagContext, RagRunFile, read_rag_run
 
 SEGMENTS = {"seg_a", "seg_b", "seg_c"}
 
@@ -45,7 +45,7 @@ def line_2025(topic: str = "t1", citations: list[object] | None = None) -> dict[
     }
 
 
-def _read(records: list[object], **context: object) -> object:
+def _read(records: list[object], **context: object) -> RagRunFile:
     data = "\n".join(json.dumps(r) for r in records).encode()
     return read_rag_run(io.BytesIO(data), name="run.jsonl", context=_context(**context))
 
