@@ -70,12 +70,12 @@ def nugget_labels_submit(
         if answer is None:
             raise LabelRefused("the answer is not one of this topic's")
         nuggets = set(
-            Nugget.objects.filter(topic_id=assignment.topic_id, pk__in=list(labels)).values_list(
-                "pk", flat=True
-            )
+            Nugget.objects.filter(
+                topic_id=assignment.topic_id, pk__in=list(labels), is_deleted=False
+            ).values_list("pk", flat=True)
         )
         if unknown := set(labels) - nuggets:
-            raise LabelRefused(f"nugget {min(unknown)} is not one of this topic's")
+            raise LabelRefused(f"nugget {min(unknown)} is not in this topic's list")
         return _apply(assignment, answer, labels, assessor, client_token)
 
 

@@ -17,13 +17,19 @@ from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from assessment.models import Assignment
+from assessment.services.assignments import assignments_create
 from collection.models import RetrievalTask, Topic
 from nuggets.models import Nugget, NuggetLabel, NuggetProposal, NuggetRevision, RagAnswer
 from nuggets.selectors import assignments_export_lines, nuggets_export_lines
-from nuggets.services.labels import nugget_assignments_import
+from nuggets.services.labels import (
+    LabelRefused,
+    nugget_assignments_import,
+    nugget_labels_submit,
+)
 from nuggets.services.nuggets import (
     NuggetError,
     nugget_add,
+    nugget_delete,
     nugget_merge,
     nuggets_import,
     proposal_decide,
@@ -204,10 +210,11 @@ def test_labels_through_rest_give_the_scores_computed_by_hand_when_judged(task) 
     )
     assessor = UserFactory.create(username="assessor")
     topics = {t.number: t for t in Topic.objects.filter(task=task)}
-    assignments = {
-        n: Assignment.objects.create(topic=topics[n], assessor=assessor, purpose="official")
-        for n in ("1", "2")
-    }
+    # Assigned as any task's topics are (the organizer's assignment service).
+    made = assignments_create(
+        topics=[topics["1"], topics["2"]], assessor=assessor, created_by=organizer
+    )
+    assignments = {a.topic.number: a for a in made}
     nuggets = {n.text: n.pk for n in Nugget.objects.all()}
     answers = {
         (a.run.tag, a.topic.number): a.pk for a in RagAnswer.objects.select_related("run", "topic")
@@ -503,3 +510,49 @@ def test_the_commands_import_runs_nuggets_and_labels_and_export_them_when_run(
     assert float(rows["teamA-rag"][2]) == pytest.approx((1.5 / 3 + 0) / 2, abs=5e-5)
     # teamB-gen: topic 1 all = 1 / 3 (one vital of three nuggets supported).
     assert float(rows["teamB-gen"][2]) == pytest.approx((1 / 3 + 0) / 2, abs=5e-5)
+
+
+def test_the_nugget_pages_and_scores_cost_a_bounded_number_of_queries_when_opened(
+    task, client, django_assert_max_num_queries
+) -> None:
+    _runs(task)
+    organizer = _organizer()
+    nuggets_import(
+        task=task,
+        stream=io.BytesIO(_jsonl(NUGGETS)),
+        file_name="n.jsonl",
+        user=organizer,
+        proposals=False,
+    )
+    assessor = UserFactory.create(username="assessor")
+    topic = Topic.objects.get(task=task, number="1")
+    assignment = Assignment.objects.create(topic=topic, assessor=assessor, purpose="official")
+    client.force_login(assessor)
+    with django_assert_max_num_queries(12):
+        assert client.get(f"/nuggets/assignments/{assignment.pk}/?at=2").status_code == 200
+    client.force_login(organizer)
+    with django_assert_max_num_queries(12):
+        assert client.get(f"/nuggets/topics/{topic.pk}/").status_code == 200
+    with django_assert_max_num_queries(12):
+        assert client.get(f"/nuggets/tasks/{task.pk}/scores/").status_code == 200
+    with django_assert_max_num_queries(12):
+        assert client.get(f"/api/nuggets/tasks/{task.pk}/scores/").status_code == 200
+
+
+def test_a_label_for_a_deleted_nugget_is_refused_when_submitted(task) -> None:
+    _runs(task)
+    organizer = _organizer()
+    topic = Topic.objects.get(task=task, number="1")
+    nugget = nugget_add(topic=topic, text="gone soon", user=organizer)
+    nugget_delete(topic=topic, nugget_id=nugget.pk, user=organizer)
+    assessor = UserFactory.create(username="assessor")
+    assignment = Assignment.objects.create(topic=topic, assessor=assessor, purpose="official")
+    answer = RagAnswer.objects.filter(topic=topic).first()
+    assert answer is not None
+    with pytest.raises(LabelRefused, match="not in this topic's list"):
+        nugget_labels_submit(
+            assignment_id=assignment.pk,
+            answer_id=answer.pk,
+            labels={nugget.pk: "support"},
+            assessor=assessor,
+        )
