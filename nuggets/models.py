@@ -13,6 +13,7 @@ from django.db import models
 
 from assessment.models import Assignment
 from collection.models import RetrievalTask, Topic
+from nuggets.core.citations import CitationSupport
 from nuggets.core.nuggetizer import MAX_NUGGET_CHARS
 from nuggets.core.rag_runs import DEFAULT_MAX_ANSWER_WORDS
 from nuggets.core.scores import Importance, Support
@@ -197,3 +198,38 @@ class NuggetLabelRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label_id} r{self.number}: {self.support}"
+
+
+class CitationLabel(models.Model):
+    """Whether a cited segment supports the answer sentence citing it (full, partial, none),
+    as one assignment says; ``history`` keeps every earlier value with who gave it."""
+
+    assignment = models.ForeignKey(
+        Assignment, on_delete=models.PROTECT, related_name="citation_labels"
+    )
+    answer = models.ForeignKey(RagAnswer, on_delete=models.PROTECT, related_name="citation_labels")
+    sentence = models.PositiveIntegerField(help_text="The sentence's index in the answer.")
+    segment = models.CharField(max_length=200)  # a docno the sentence cites
+    support = models.CharField(max_length=7, choices=[(s.value, s.value) for s in CitationSupport])
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="citation_labels"
+    )
+    revision = models.PositiveIntegerField(default=1)
+    history = models.JSONField(default=list, blank=True)  # [{"support", "by", "at"}, ...]
+    client_token = models.CharField(max_length=64, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "answer", "sentence", "segment"],
+                name="citation_label_unique",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(support__in=[s.value for s in CitationSupport]),
+                name="citation_label_support_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.answer_id}[{self.sentence}] {self.segment}: {self.support}"

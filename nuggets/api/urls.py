@@ -14,5 +14,10 @@ urlpatterns = [
         views.AssignmentLabelsView.as_view(),
         name="assignment-labels",
     ),
+    path(
+        "nuggets/assignments/<id:assignment_id>/citations/",
+        views.AssignmentCitationsView.as_view(),
+        name="assignment-citations",
+    ),
     path("nuggets/tasks/<id:task_id>/scores/", views.TaskScoresView.as_view(), name="task-scores"),
 ]

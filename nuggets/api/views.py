@@ -15,10 +15,16 @@ from collection.access import task_for
 from collection.models import RetrievalTask
 from kernel.access import IsOrganizer
 from nuggets.access import own_nugget_assignment, rag_topic_for
+from nuggets.core.citations import CitationSupport
 from nuggets.core.nuggetizer import MAX_NUGGET_CHARS
 from nuggets.core.scores import Importance, Support
 from nuggets.selectors import task_nugget_scores, topic_nuggets
-from nuggets.services.labels import LabelRefused, nugget_labels_submit
+from nuggets.services.labels import (
+    CitationVerdict,
+    LabelRefused,
+    citation_labels_submit,
+    nugget_labels_submit,
+)
 from nuggets.services.nuggets import (
     NuggetError,
     nugget_add,
@@ -35,6 +41,7 @@ from pooling.services.runs import RunValidationError, SubmissionRefused
 
 IMPORTANCE = [i.value for i in Importance]
 SUPPORT = [s.value for s in Support]
+CITATION_SUPPORT = [s.value for s in CitationSupport]
 MAX_LABELS = 1000  # a topic's nuggets (nuggetizer.MAX_NUGGETS_PER_TOPIC)
 
 
@@ -239,6 +246,52 @@ class AssignmentLabelsView(APIView):
         )
 
 
+class CitationVerdictSerializer(serializers.Serializer[Any]):
+    sentence = serializers.IntegerField(min_value=0, max_value=10_000)
+    segment = serializers.CharField(max_length=200)
+    support = serializers.ChoiceField(CITATION_SUPPORT)
+
+
+class CitationLabelsSerializer(serializers.Serializer[Any]):
+    answer = serializers.IntegerField(min_value=1)
+    labels = serializers.ListField(
+        child=CitationVerdictSerializer(), allow_empty=False, max_length=MAX_LABELS
+    )
+    client_token = serializers.CharField(required=False, allow_blank=True, max_length=64)
+
+
+class AssignmentCitationsView(APIView):
+    """POST whether each cited segment supports its sentence (full, partial, none) under the
+    caller's own assignment (idempotent by client_token; changes revised, history kept)."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+
+    def post(self, request: Request, assignment_id: int) -> Response:
+        assignment = own_nugget_assignment(request.user, assignment_id)
+        body = CitationLabelsSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            saved = citation_labels_submit(
+                assignment_id=assignment.pk,
+                answer_id=data["answer"],
+                verdicts=[CitationVerdict(**v) for v in data["labels"]],
+                assessor=request.user,  # type: ignore[arg-type]
+                client_token=data.get("client_token", ""),
+            )
+        except LabelRefused as exc:
+            return Response({"detail": exc.message}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {
+                "labels": [
+                    {"sentence": c.sentence, "segment": c.segment, "support": c.support}
+                    for c in saved
+                ]
+            }
+        )
+
+
 class TaskScoresView(APIView):
     """GET every run's nugget scores from the official labels (organizers)."""
 
@@ -259,6 +312,8 @@ class TaskScoresView(APIView):
                         "per_topic": row.per_topic,
                         "judged": row.judged,
                         "to_judge": row.to_judge,
+                        "support_precision": row.support_precision,
+                        "support_recall": row.support_recall,
                     }
                     for row in scores.runs
                 ],

@@ -11,6 +11,12 @@ from dataclasses import dataclass
 from assessment.models import Assignment
 from collection.models import RetrievalTask, Topic
 from kernel.core.ordering import natural_key
+from nuggets.core.citations import (
+    CitationScores,
+    CitationSupport,
+    answer_citation_scores,
+    run_citation_scores,
+)
 from nuggets.core.scores import (
     MEASURES,
     Importance,
@@ -19,7 +25,7 @@ from nuggets.core.scores import (
     run_scores,
     topic_scores,
 )
-from nuggets.models import Nugget, NuggetLabel, NuggetProposal, RagAnswer
+from nuggets.models import CitationLabel, Nugget, NuggetLabel, NuggetProposal, RagAnswer
 
 
 def topic_nuggets(topic_id: int) -> list[Nugget]:
@@ -97,6 +103,10 @@ class RunScoreRow:
     judged: int  # (answer, nugget) pairs labelled
     to_judge: int  # (answer, nugget) pairs of its answers to the scored topics
     scored_topics: list[str]
+    # Citation support over the run's answers with citation labels (None: none labelled).
+    support_precision: float | None = None
+    support_recall: float | None = None
+    cited_answers: int = 0
 
     @property
     def topic_cells(self) -> list[tuple[str, dict[str, float] | None]]:
@@ -125,6 +135,7 @@ def task_nugget_scores(task: RetrievalTask) -> TaskScores:
     numbers = dict(Topic.objects.filter(pk__in=list(nuggets)).values_list("pk", "number"))
     topics = sorted(numbers.values(), key=natural_key)
     labels = _official_labels(task)
+    citations = _official_citation_scores(task)
     per_run: dict[int, dict[str, dict[str, float]]] = defaultdict(dict)
     counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     answers = RagAnswer.objects.filter(run__task=task, topic_id__in=list(nuggets)).values_list(
@@ -148,10 +159,39 @@ def task_nugget_scores(task: RetrievalTask) -> TaskScores:
             judged=counts[run.pk][0],
             to_judge=counts[run.pk][1],
             scored_topics=topics,
+            **_citation_figures(citations.get(run.pk, [])),  # type: ignore[arg-type]
         )
         for run in task.runs.select_related("team").order_by("tag")
     ]
     return TaskScores(topics=topics, runs=rows)
+
+
+def _official_citation_scores(task: RetrievalTask) -> dict[int, list[CitationScores]]:
+    """Run id -> each labelled answer's citation support figures (official assignments)."""
+    given: dict[int, dict[tuple[int, str], CitationSupport]] = defaultdict(dict)
+    for answer_id, sentence, segment, support in CitationLabel.objects.filter(
+        assignment__topic__task=task,
+        assignment__purpose=Assignment.Purpose.OFFICIAL,
+        assignment__revoked_at__isnull=True,
+    ).values_list("answer_id", "sentence", "segment", "support"):
+        given[answer_id][(sentence, segment)] = CitationSupport(support)
+    found: dict[int, list[CitationScores]] = defaultdict(list)
+    answers = RagAnswer.objects.filter(pk__in=list(given)).values_list("pk", "run_id", "sentences")
+    for answer_id, run_id, sentences in answers:
+        cited = [list(sentence.get("citations", [])) for sentence in sentences]
+        found[run_id].append(answer_citation_scores(cited, given[answer_id]))
+    return found
+
+
+def _citation_figures(answers: list[CitationScores]) -> dict[str, float | int | None]:
+    if not answers:
+        return {"support_precision": None, "support_recall": None, "cited_answers": 0}
+    scores = run_citation_scores(answers)
+    return {
+        "support_precision": scores.precision,
+        "support_recall": scores.recall,
+        "cited_answers": len(answers),
+    }
 
 
 @dataclass(frozen=True)

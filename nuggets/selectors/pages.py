@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from assessment.models import Judgment
 from collection.models import Document, Topic
+from nuggets.models import CitationLabel
 
 # The editor shows at most this many documents (the most cited or judged first): enough to
 # draw nuggets from, small enough for a page.
@@ -73,3 +74,12 @@ def cited_segments(
         d.docno: d for d in Document.objects.filter(collection_id=collection_id, docno__in=order)
     }
     return [_source(found[d], "cited") for d in order if d in found]
+
+
+def citation_labels_of(assignment_id: int, answer_id: int) -> dict[tuple[int, str], str]:
+    """(sentence, segment) -> the citation support this assignment gave the answer."""
+    rows = CitationLabel.objects.filter(assignment_id=assignment_id, answer_id=answer_id)
+    return {
+        (sentence, segment): support
+        for sentence, segment, support in rows.values_list("sentence", "segment", "support")
+    }

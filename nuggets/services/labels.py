@@ -13,12 +13,14 @@ from typing import BinaryIO
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils import timezone
 
 from assessment.models import Assignment
 from collection.models import RetrievalTask, Topic
+from nuggets.core.citations import CitationSupport
 from nuggets.core.nuggetizer import read_nugget_file
 from nuggets.core.scores import Support
-from nuggets.models import Nugget, NuggetLabel, NuggetLabelRevision, RagAnswer
+from nuggets.models import CitationLabel, Nugget, NuggetLabel, NuggetLabelRevision, RagAnswer
 from nuggets.services.nuggets import NuggetError
 from pooling.models import Run
 
@@ -183,3 +185,76 @@ def nugget_assignments_import(
                 stored = RagAnswer.objects.get(pk=answer_id)
                 count += len(_apply(assignment, stored, labels, assessor, "").labels)
     return count
+
+
+@dataclass(frozen=True)
+class CitationVerdict:
+    sentence: int
+    segment: str
+    support: str
+
+
+def citation_labels_submit(
+    *,
+    assignment_id: int,
+    answer_id: int,
+    verdicts: list[CitationVerdict],
+    assessor: User,
+    client_token: str = "",
+) -> list[CitationLabel]:
+    """Store whether each cited segment supports its sentence (full, partial, none) under the
+    assessor's assignment; the same token again stores nothing, a change is revised and the
+    earlier value kept in the label's history."""
+    if not verdicts:
+        raise LabelRefused("no citation label given")
+    if bad := [
+        v.support for v in verdicts if v.support not in CitationSupport.__members__.values()
+    ]:
+        raise LabelRefused(f"{bad[0]!r}: citation support is full, partial or none")
+    client_token = client_token[:64]
+    with transaction.atomic():
+        assignment = _locked_assignment(assignment_id, assessor)
+        answer = RagAnswer.objects.filter(pk=answer_id, topic_id=assignment.topic_id).first()
+        if answer is None:
+            raise LabelRefused("the answer is not one of this topic's")
+        cited = {
+            (index, segment)
+            for index, sentence in enumerate(answer.sentences)
+            for segment in sentence.get("citations", [])
+        }
+        for verdict in verdicts:
+            if (verdict.sentence, verdict.segment) not in cited:
+                raise LabelRefused(
+                    f"sentence {verdict.sentence} does not cite segment {verdict.segment!r}"
+                )
+        existing = {
+            (label.sentence, label.segment): label
+            for label in CitationLabel.objects.filter(assignment=assignment, answer=answer)
+        }
+        now = timezone.now().isoformat()
+        result = []
+        for verdict in verdicts:
+            label = existing.get((verdict.sentence, verdict.segment))
+            entry = {"support": verdict.support, "by": assessor.pk, "at": now}
+            if label is None:
+                label = CitationLabel.objects.create(
+                    assignment=assignment,
+                    answer=answer,
+                    sentence=verdict.sentence,
+                    segment=verdict.segment,
+                    support=verdict.support,
+                    assessor=assessor,
+                    history=[entry],
+                    client_token=client_token,
+                )
+            elif label.support != verdict.support and not (
+                client_token and label.client_token == client_token
+            ):
+                label.support = verdict.support
+                label.assessor = assessor
+                label.revision += 1
+                label.history = [*label.history, entry]
+                label.client_token = client_token
+                label.save()
+            result.append(label)
+    return result

@@ -20,7 +20,7 @@ from nuggets.selectors import (
     task_nugget_scores,
     topic_nuggets,
 )
-from nuggets.selectors.pages import cited_segments, editor_documents
+from nuggets.selectors.pages import citation_labels_of, cited_segments, editor_documents
 from nuggets.services.runs import rag_max_answer_words, rag_run_submit
 from pooling.access import runs_visible_to, team_for_user
 from pooling.services.runs import RunValidationError, SubmissionRefused
@@ -69,6 +69,18 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         }
         for s in answer.sentences
     ]
+    given = citation_labels_of(assignment.pk, answer.id)
+    citations = [
+        {
+            "sentence": index,
+            "segment": docno,
+            "number": number[docno],
+            "support": given.get((index, docno), ""),
+        }
+        for index, s in enumerate(answer.sentences)
+        for docno in s.get("citations", [])  # type: ignore[attr-defined]
+        if docno in number
+    ]
     done = sum(1 for a in answers if len(a.labels) >= len(nuggets) and nuggets)
     base = reverse("nuggets:assign", args=[assignment.pk])
     context = {
@@ -83,6 +95,8 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "next_url": f"{base}?at={at + 1}" if at < len(answers) else "",
         "page_data": {
             "labels_url": reverse("nuggets_api:assignment-labels", args=[assignment.pk]),
+            "citations_url": reverse("nuggets_api:assignment-citations", args=[assignment.pk]),
+            "citations": citations,
             "answer": answer.id,
             "nuggets": nuggets,
             "labels": {str(k): v for k, v in answer.labels.items()},

@@ -106,5 +106,78 @@
     event.preventDefault();
   });
 
+  /* The second pass: whether each cited segment supports the sentence citing it. */
+  var citeList = document.getElementById("citation-list");
+  var cites = data.citations || [];
+  var cite = 0;
+  var CITE_NAMES = { full: "Full", partial: "Partial", none: "None" };
+  var CITE_KEYS = { f: "full", h: "partial", x: "none" };
+
+  function renderCitations() {
+    citeList.replaceChildren();
+    if (!cites.length) {
+      var empty = document.createElement("li");
+      empty.className = "muted";
+      empty.textContent = "This answer cites nothing.";
+      citeList.appendChild(empty);
+      return;
+    }
+    cites.forEach(function (c, index) {
+      var li = document.createElement("li");
+      li.className = "nugget-row citation-row";
+      if (index === cite) li.classList.add("is-selected");
+      var what = document.createElement("span");
+      what.className = "nugget-text";
+      what.textContent = "Sentence " + (c.sentence + 1) + " cites [" + c.number + "] " + c.segment;
+      li.appendChild(what);
+      var choices = document.createElement("span");
+      choices.className = "label-choices";
+      Object.keys(CITE_NAMES).forEach(function (support) {
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "label-choice cite-" + support;
+        button.textContent = CITE_NAMES[support];
+        button.setAttribute("aria-pressed", c.support === support ? "true" : "false");
+        button.addEventListener("click", function () { cite = index; citeLabel(support); });
+        choices.appendChild(button);
+      });
+      li.appendChild(choices);
+      citeList.appendChild(li);
+    });
+  }
+
+  function citeLabel(support) {
+    var c = cites[cite];
+    if (!c) return;
+    c.support = support;
+    cite = Math.min(cite + 1, cites.length - 1);
+    renderCitations();
+    var body = { answer: data.answer, client_token: token(),
+                 labels: [{ sentence: c.sentence, segment: c.segment, support: support }] };
+    pending = pending.then(function () {
+      return fetch(data.citations_url, {
+        method: "POST",
+        credentials: "same-origin",
+        keepalive: true,
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf(), Accept: "application/json" },
+        body: JSON.stringify(body)
+      }).then(function (response) {
+        return response.json().then(function (reply) {
+          say(response.ok ? "Citation saved." : (reply.detail || "Not saved."), !response.ok);
+        });
+      }).catch(function () { say("Not saved: the server could not be reached.", true); });
+    });
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var tag = event.target.tagName;
+    if (tag === "TEXTAREA" || tag === "INPUT") return;
+    if (CITE_KEYS[event.key]) { event.preventDefault(); citeLabel(CITE_KEYS[event.key]); }
+    else if (event.key === ".") { event.preventDefault(); cite = Math.min(cite + 1, cites.length - 1); renderCitations(); }
+    else if (event.key === ",") { event.preventDefault(); cite = Math.max(cite - 1, 0); renderCitations(); }
+  });
+
   render();
+  renderCitations();
 })();

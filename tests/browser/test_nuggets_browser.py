@@ -10,7 +10,7 @@ import pytest
 
 from assessment.models import Assignment
 from collection.models import RetrievalTask, Topic
-from nuggets.models import Nugget, NuggetLabel, NuggetProposal
+from nuggets.models import CitationLabel, Nugget, NuggetLabel, NuggetProposal
 from nuggets.services.nuggets import nugget_add
 from nuggets.services.runs import rag_run_submit
 from tests.factories.collection import (
@@ -126,7 +126,11 @@ def test_answers_are_labelled_with_the_keyboard_and_scored_when_judged(
     for key in ("s", "p", "n"):
         page.keyboard.press(key)
     page.wait_for_selector("#nugget-status:has-text('3 of 3')")
+    page.keyboard.press("f")  # the second pass: the first citation fully supports its sentence
+    page.wait_for_selector("#nugget-status:has-text('Citation saved')")
     screenshot("nugget-assign")
+    citation = CitationLabel.objects.get()
+    assert (citation.sentence, citation.segment, citation.support) == (0, "seg_a", "full")
     page.keyboard.press("]")
     page.wait_for_url("**?at=2")
     for key in ("p", "s", "s"):

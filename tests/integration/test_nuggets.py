@@ -556,3 +556,47 @@ def test_a_label_for_a_deleted_nugget_is_refused_when_submitted(task) -> None:
             labels={nugget.pk: "support"},
             assessor=assessor,
         )
+
+
+def test_citation_support_through_rest_gives_the_figures_computed_by_hand_when_labelled(
+    task,
+) -> None:
+    _runs(task)
+    organizer = _organizer()
+    assessor = UserFactory.create(username="assessor")
+    topic = Topic.objects.get(task=task, number="1")
+    assignment = Assignment.objects.create(topic=topic, assessor=assessor, purpose="official")
+    answer = RagAnswer.objects.get(run__tag="teamA-rag", topic=topic)
+    client = APIClient()
+    client.force_authenticate(assessor)
+    url = f"/api/nuggets/assignments/{assignment.pk}/citations/"
+
+    def send(labels: list[dict[str, Any]], token: str) -> Any:
+        return client.post(
+            url, {"answer": answer.pk, "labels": labels, "client_token": token}, format="json"
+        )
+
+    # teamA-rag's answer: sentence 0 cites seg_a; sentence 1 cites seg_b and seg_a.
+    first = send(
+        [
+            {"sentence": 0, "segment": "seg_a", "support": "full"},
+            {"sentence": 1, "segment": "seg_b", "support": "none"},
+            {"sentence": 1, "segment": "seg_a", "support": "none"},
+        ],
+        "c1",
+    )
+    assert first.status_code == 200, first.json()
+    # A change of mind: kept in the label's history.
+    assert (
+        send([{"sentence": 1, "segment": "seg_a", "support": "partial"}], "c2").status_code == 200
+    )
+    refused = send([{"sentence": 0, "segment": "seg_b", "support": "full"}], "c3")
+    assert refused.status_code == 400
+    assert "does not cite" in refused.json()["detail"]
+    staff = APIClient()
+    staff.force_authenticate(organizer)
+    rows = {r["run"]: r for r in staff.get(f"/api/nuggets/tasks/{task.pk}/scores/").json()["runs"]}
+    # precision: (1 + 0 + 0.5) / 3; recall: sentence 0 best 1, sentence 1 best 0.5 -> 0.75
+    assert rows["teamA-rag"]["support_precision"] == pytest.approx(1.5 / 3)
+    assert rows["teamA-rag"]["support_recall"] == pytest.approx(0.75)
+    assert rows["teamB-gen"]["support_precision"] is None

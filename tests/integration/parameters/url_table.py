@@ -319,5 +319,15 @@ URLS: dict[str, Entry] = {
             ),
         ),
     ),
+    "nuggets_api:assignment-citations": Entry(
+        path=ASSIGNMENT,
+        bodies=(
+            Body(
+                {"answer": 1, "labels": [{"sentence": 0, "segment": "s", "support": "full"}]},
+                ("answer", "labels.0.sentence", "labels.0.segment", "labels.0.support"),
+                as_json=True,
+            ),
+        ),
+    ),
     "nuggets_api:task-scores": Entry(path=TASK),
 }
