@@ -19,6 +19,7 @@ from nuggets.core.citations import CitationSupport
 from nuggets.core.nuggetizer import MAX_NUGGET_CHARS
 from nuggets.core.scores import Importance, Support
 from nuggets.selectors import task_nugget_scores, topic_nuggets
+from nuggets.selectors.agreement import nugget_label_agreement
 from nuggets.services.labels import (
     CitationVerdict,
     LabelRefused,
@@ -304,6 +305,17 @@ class TaskScoresView(APIView):
             {
                 "topics": scores.topics,
                 "note": "a run without an answer to a topic scores 0 there",
+                "agreement": [
+                    {
+                        "assessor": row.assessor,
+                        "purpose": row.purpose,
+                        "pairs": row.pairs,
+                        "agreement": row.agreement.value,
+                        "kappa": row.kappa.value,
+                        "kappa_strict": row.kappa_strict.value,
+                    }
+                    for row in nugget_label_agreement(task)
+                ],
                 "runs": [
                     {
                         "run": row.run,

@@ -20,6 +20,7 @@ from nuggets.selectors import (
     task_nugget_scores,
     topic_nuggets,
 )
+from nuggets.selectors.agreement import nugget_label_agreement
 from nuggets.selectors.pages import citation_labels_of, cited_segments, editor_documents
 from nuggets.services.runs import rag_max_answer_words, rag_run_submit
 from pooling.access import runs_visible_to, team_for_user
@@ -109,7 +110,8 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
 def scores_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = task_for(request.user, task_id)
     scores = task_nugget_scores(task)
-    return render(request, "nuggets/scores.html", {"task": task, "scores": scores})
+    context = {"task": task, "scores": scores, "agreement": nugget_label_agreement(task)}
+    return render(request, "nuggets/scores.html", context)
 
 
 @login_required

@@ -15,6 +15,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
+from sklearn.metrics import cohen_kappa_score
 
 from assessment.models import Assignment
 from assessment.services.assignments import assignments_create
@@ -600,3 +601,66 @@ def test_citation_support_through_rest_gives_the_figures_computed_by_hand_when_l
     assert rows["teamA-rag"]["support_precision"] == pytest.approx(1.5 / 3)
     assert rows["teamA-rag"]["support_recall"] == pytest.approx(0.75)
     assert rows["teamB-gen"]["support_precision"] is None
+
+
+def test_a_machines_agreement_with_the_official_labels_matches_sklearn_when_both_labelled(
+    task,
+) -> None:
+    _runs(task)
+    organizer = _organizer()
+    nuggets_import(
+        task=task,
+        stream=io.BytesIO(_jsonl(NUGGETS)),
+        file_name="n.jsonl",
+        user=organizer,
+        proposals=False,
+    )
+    topic = Topic.objects.get(task=task, number="1")
+    assessor = UserFactory.create(username="assessor")
+    assignment = Assignment.objects.create(topic=topic, assessor=assessor, purpose="official")
+    texts = [n["text"] for n in NUGGETS[0]["nuggets"]]
+    ids = {n.text: n.pk for n in Nugget.objects.filter(topic=topic)}
+    people = {
+        "teamA-rag": ["support", "partial_support", "not_support"],
+        "teamB-gen": ["support", "support", "partial_support"],
+    }
+    machine = {
+        "teamA-rag": ["support", "not_support", "not_support"],
+        "teamB-gen": ["partial_support", "support", "partial_support"],
+    }
+    for run, labels in people.items():
+        answer = RagAnswer.objects.get(run__tag=run, topic=topic)
+        nugget_labels_submit(
+            assignment_id=assignment.pk,
+            answer_id=answer.pk,
+            labels={ids[t]: s for t, s in zip(texts, labels, strict=True)},
+            assessor=assessor,
+        )
+    records = [
+        {
+            "qid": "1",
+            "run_id": run,
+            "nuggets": [
+                {"text": t, "importance": "vital", "assignment": s}
+                for t, s in zip(texts, labels, strict=True)
+            ],
+        }
+        for run, labels in machine.items()
+    ]
+    nugget_assignments_import(
+        task=task,
+        stream=io.BytesIO(_jsonl(records)),
+        file_name="m.jsonl",
+        assessor=UserFactory.create(username="judge-llm"),
+    )
+    staff = APIClient()
+    staff.force_authenticate(organizer)
+    (row,) = staff.get(f"/api/nuggets/tasks/{task.pk}/scores/").json()["agreement"]
+    a = people["teamA-rag"] + people["teamB-gen"]
+    b = machine["teamA-rag"] + machine["teamB-gen"]
+    assert (row["assessor"], row["purpose"], row["pairs"]) == ("judge-llm", "machine", 6)
+    assert row["agreement"] == pytest.approx(sum(x == y for x, y in zip(a, b, strict=True)) / 6)
+    assert row["kappa"] == pytest.approx(cohen_kappa_score(a, b))
+    strict_a = [x == "support" for x in a]
+    strict_b = [x == "support" for x in b]
+    assert row["kappa_strict"] == pytest.approx(cohen_kappa_score(strict_a, strict_b))
