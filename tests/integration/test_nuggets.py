@@ -161,7 +161,7 @@ def test_a_run_citing_an_unknown_segment_is_refused_with_its_line_when_uploaded(
     assert not RagAnswer.objects.exists()
 
 
-NUGGETS = [
+NUGGETS: list[dict[str, Any]] = [
     {
         "qid": "1",
         "query": "question 1",
