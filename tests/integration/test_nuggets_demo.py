@@ -43,16 +43,3 @@ def test_the_demo_builds_a_rag_campaign_judged_by_people_and_a_machine_when_run(
     assert len(scores.topics) == 3
     kestrel = next(row for row in scores.runs if row.run == "kestrel-rag")
     assert len(kestrel.per_topic) == 2  # one topic unanswered: 0 there
-    # Reset removes it all, labels included (they are protected against cascades).
-    call_command(
-        "demo",
-        "--dir",
-        str(tmp_path),
-        "--reset",
-        "--threads",
-        "60",
-        "--topics",
-        "4",
-        stdout=io.StringIO(),
-    )
-    assert RetrievalTask.objects.filter(campaign__name=RAG_CAMPAIGN).count() == 1
