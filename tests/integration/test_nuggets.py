@@ -667,3 +667,34 @@ def test_a_machines_agreement_with_the_official_labels_matches_sklearn_when_both
     strict_a = [x == "support" for x in a]
     strict_b = [x == "support" for x in b]
     assert row["kappa_strict"] == pytest.approx(cohen_kappa_score(strict_a, strict_b))
+
+
+@pytest.mark.parametrize(
+    ("who", "path", "expected"),
+    [
+        ("anonymous", "/nuggets/topics/{topic}/", 302),
+        ("assessor", "/nuggets/topics/{topic}/", 403),
+        ("assessor", "/nuggets/tasks/{task}/scores/", 403),
+        ("other", "/nuggets/assignments/{assignment}/", 404),
+        ("assessor", "/nuggets/assignments/{assignment}/", 200),
+        ("organizer", "/nuggets/topics/{topic}/", 200),
+        ("assessor", "/api/nuggets/topics/{topic}/", 403),
+        ("assessor", "/api/nuggets/tasks/{task}/scores/", 403),
+    ],
+)
+def test_nugget_pages_open_only_to_their_role_when_requested(
+    task, client, who: str, path: str, expected: int
+) -> None:
+    _runs(task)
+    topic = Topic.objects.get(task=task, number="1")
+    assessor = UserFactory.create(username="assessor")
+    assignment = Assignment.objects.create(topic=topic, assessor=assessor, purpose="official")
+    users = {
+        "assessor": assessor,
+        "other": UserFactory.create(username="other"),
+        "organizer": _organizer(),
+    }
+    if who in users:
+        client.force_login(users[who])
+    url = path.format(topic=topic.pk, task=task.pk, assignment=assignment.pk)
+    assert client.get(url).status_code == expected
