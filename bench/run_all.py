@@ -23,6 +23,7 @@ SCRIPTS = [
     "evaluate_measures.py",
     "lexical_overlap.py",
     "evaluation_jobs.py",
+    "evaluate_nuggets.py",
     "judging_load.py",
     "judging_first_load.py",
     "pooling.py",

@@ -33,11 +33,13 @@ urlpatterns = [
     path("", include("assessment.urls")),
     path("", include("judges.urls")),
     path("", include("evaluation.urls")),
+    path("", include("nuggets.urls")),
     path("api/", include("collection.api.urls")),
     path("api/", include("pooling.api.urls")),
     path("api/", include("assessment.api.urls")),
     path("api/", include("judges.api.urls")),
     path("api/", include("evaluation.api.urls")),
+    path("api/", include("nuggets.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
 ]

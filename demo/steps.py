@@ -28,9 +28,16 @@ from demo.arqmath_campaign import (
 from demo.assignments import demo_assign
 from demo.people import USERS
 from demo.pools import demo_build_pools
+from demo.rag_campaign import build_rag_demo, rag_demo_reset
 from demo.results import demo_evaluate
 from demo.training import demo_training_and_dual
-from demo.trec_campaign import build_trec_demo, trec_demo_reset, trec_team_names
+from demo.trec_campaign import (
+    TREC_CAMPAIGN,
+    TREC_COLLECTION,
+    build_trec_demo,
+    trec_demo_reset,
+    trec_team_names,
+)
 from pooling.models import Team
 
 __all__ = ["STEPS", "demo_reset"]
@@ -42,6 +49,17 @@ def step_trec(demo: Demo) -> None:
         seed=demo.seed,
         documents=demo.documents,
         topics=demo.topics,
+        users=demo.users,
+        write=demo.write,
+    )
+
+
+def step_rag(demo: Demo) -> None:
+    build_rag_demo(
+        folder=demo.folder / "rag",
+        seed=demo.seed,
+        collection=TREC_COLLECTION,
+        trec_campaign=TREC_CAMPAIGN,
         users=demo.users,
         write=demo.write,
     )
@@ -59,11 +77,12 @@ STEPS: list[tuple[str, Callable[[Demo], None]]] = [
     ("training rounds and dual assessments", lambda d: d.write(demo_training_and_dual(d.campaign))),
     ("export qrels and evaluate the runs", lambda d: d.write(demo_evaluate(d.campaign))),
     ("build the TREC-style news campaign", step_trec),
+    ("build the RAG campaign judged by nuggets", step_rag),
 ]
 
 
 def demo_reset() -> None:
-    """Delete both demo campaigns (their tasks, topics, runs, pools, judgments cascade), their
+    """Delete the demo campaigns (their tasks, topics, runs, pools, judgments cascade), their
     users and teams, the whole Math SE collection and the demo's document collection."""
     with transaction.atomic():
         # Judgments and adjudications are protected against cascades (nothing an assessor said
@@ -71,6 +90,7 @@ def demo_reset() -> None:
         in_demo = {"hit__item__topic__task__campaign__name": CAMPAIGN}
         Adjudication.objects.filter(**in_demo).delete()
         Judgment.objects.filter(**in_demo).delete()
+        rag_demo_reset()  # its task names the TREC demo's collection
         trec_demo_reset()
         Campaign.objects.filter(name=CAMPAIGN).delete()
         teams = {team for *_, team in USERS} | team_names() | trec_team_names()

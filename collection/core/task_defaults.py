@@ -7,7 +7,8 @@ task's topics and averaged over all of them, so no topic is dropped for having f
 answers (ARQMath-3 reported AR and P@1 over the 78 topics assessed for Task 1). A document task
 starts TREC-style: every topic kept, relevance from grade 1 (the 0-2 scale's Relevant), primary
 runs pooled to depth 100 as TREC ad hoc pooled its judged runs, alternates not pooled unless
-the organizer gives a run its own depth.
+the organizer gives a run its own depth. A RAG task (TREC RAG 2024) judges each run's one
+generated answer per topic by nuggets: every topic is kept and every answer is judged.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ KIND_DEFAULTS: dict[str, TaskDefaults] = {
     "document": TaskDefaults(
         primary_depth=100, alternate_depth=0, relevance_level=1, min_relevant=0
     ),
+    "rag": TaskDefaults(primary_depth=1, alternate_depth=1, relevance_level=1, min_relevant=0),
 }
 
 
@@ -65,6 +67,8 @@ def defaults_summary(kind: str) -> str:
         )
     elif kind == "openqa":
         pooled = "answers join the answer task's pools"
+    elif kind == "rag":
+        return "every run's answer to every topic is judged by the topic's nuggets"
     elif found.alternate_depth:
         pooled = f"{found.primary_depth}/{found.alternate_depth} per primary/alternate run"
     else:

@@ -24,6 +24,7 @@ KIND_SPELLINGS = {
     "task3": "openqa",
     "3": "openqa",
     "document": "document",  # TREC-style tasks: TREC runs with the collection's docnos
+    "rag": "rag",  # TREC RAG: generated answers citing the collection's segments
 }
 
 TASK_NAME_MAX_CHARS = 40

@@ -13,7 +13,7 @@ from collection.models import RetrievalTask
 from collection.services.tasks import task_named
 
 TASK_HELP = (
-    "the task's name (e.g. task1, covid-docs), or its kind (answer|formula|openqa|document, "
+    "the task's name (e.g. task1, covid-docs), or its kind (answer|formula|openqa|document|rag, "
     "task1..task3) when the campaign has one task of that kind"
 )
 

@@ -38,6 +38,7 @@ class RetrievalTask(models.Model):
         FORMULA = "formula", "Formula retrieval (Task 2)"
         OPENQA = "openqa", "Open-domain QA (Task 3)"
         DOCUMENT = "document", "Document retrieval (TREC-style)"
+        RAG = "rag", "Generated answers judged by nuggets (TREC RAG)"
 
     class FormulaPolicy(models.TextChoices):
         VOTE = "vote", "Reciprocal-rank voting (ARQMath-2/3)"
@@ -62,7 +63,8 @@ class RetrievalTask(models.Model):
         null=True,
         blank=True,
         related_name="tasks",
-        help_text="Document tasks: the collection judged (the other kinds judge Math SE posts).",
+        help_text="Document and RAG tasks: the collection judged or cited (the other kinds "
+        "judge Math SE posts).",
     )
     title = models.CharField(max_length=200, blank=True)
     submission_deadline = models.DateTimeField(
@@ -145,10 +147,11 @@ class RetrievalTask(models.Model):
                 condition=models.Q(relevance_level__gte=1, relevance_level__lte=4),
                 name="task_relevance_level_range",
             ),
-            # Exactly the document tasks name a document collection.
+            # Exactly the document and RAG tasks name a document collection (RAG answers cite
+            # its segments).
             models.CheckConstraint(
-                condition=models.Q(kind="document", collection__isnull=False)
-                | (~models.Q(kind="document") & models.Q(collection__isnull=True)),
+                condition=models.Q(kind__in=["document", "rag"], collection__isnull=False)
+                | (~models.Q(kind__in=["document", "rag"]) & models.Q(collection__isnull=True)),
                 name="task_collection_iff_document",
             ),
         ]

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "assessment",
     "judges",  # LLM judges: endpoints, prompts, judge runs, probes
     "evaluation",
+    "nuggets",  # generated answers judged by nuggets (TREC RAG)
     "demo",  # the synthetic demo campaigns (manage.py demo); it imports every other app
 ]
 

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
@@ -30,6 +31,7 @@ from collection.models import RetrievalTask, Thread
 from demo.arqmath_campaign import CAMPAIGN
 from evaluation.models import QrelsVersion
 from pooling.models import Run
+from tests.integration.rag_data import small_rag_task
 
 pytestmark = pytest.mark.django_db
 
@@ -100,7 +102,9 @@ def demo(tmp_path: Path) -> dict[str, Any]:
         json.dumps({"topic": item.topic.number, "post_id": item.key, "grade": 2}) + "\n"
     )
     judge, _ = machine_judge_import(task=task, name="audited", source=grades)
+    rag = small_rag_task(User.objects.get(username="alice"))
     return {
+        **rag,
         "judge": judge.pk,
         "task": task.pk,
         "assignment": assignment.pk,
@@ -146,6 +150,10 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("admin:index", "organizer"),
         Page("admin:collection_topic_changelist", "organizer"),
         Page("admin:assessment_judgment_changelist", "organizer"),
+        Page("nuggets:editor", "organizer", (ids["rag_topic"],)),
+        Page("nuggets:assign", "alice", (ids["rag_assignment"],)),
+        Page("nuggets:scores", "organizer", (ids["rag_task"],)),
+        Page("nuggets:runs", "organizer", (ids["rag_task"],)),
     ]
 
 

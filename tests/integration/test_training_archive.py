@@ -169,12 +169,11 @@ def test_a_document_round_reads_trec_topics_and_names_what_is_wrong(tmp_path: Pa
     assert archive.collection_id == collection.pk
     [topic] = Topic.objects.filter(task=archive)
     assert (topic.number, topic.title) == ("301", "International Organized Crime")
-    gold = {
-        g.hit.document.docno: g.grade
-        for g in GoldGrade.objects.select_related("hit__document").filter(
-            training_round__task=archive
+    gold = dict(
+        GoldGrade.objects.filter(training_round__task=archive).values_list(
+            "hit__document__docno", "grade"
         )
-    }
+    )
     assert gold == {docnos[0]: 1, docnos[1]: 0, docnos[2]: 2}
 
     bad = tmp_path / "bad.txt"

@@ -1,6 +1,6 @@
 """Imports between apps point one way (docs/architecture.md): kernel, collection, pooling,
-assessment, judges, evaluation, each importing only those before it (and the project's set-up,
-``config``, for the Celery app); demo and config may import all."""
+assessment, judges, evaluation, nuggets, each importing only those before it (and the
+project's set-up, ``config``, for the Celery app); demo and config may import all."""
 
 import ast
 from pathlib import Path
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ORDER = ["kernel", "collection", "pooling", "assessment", "judges", "evaluation"]
+ORDER = ["kernel", "collection", "pooling", "assessment", "judges", "evaluation", "nuggets"]
 
 
 def _imported_apps(path: Path) -> set[str]:

@@ -27,7 +27,7 @@ def _core_modules() -> list[str]:
 
 
 def test_every_app_has_a_core_folder() -> None:
-    apps = {"kernel", "collection", "pooling", "assessment", "judges", "evaluation"}
+    apps = {"kernel", "collection", "pooling", "assessment", "judges", "evaluation", "nuggets"}
     assert {str(folder.parent) for folder in CORE_FOLDERS} == apps
 
 

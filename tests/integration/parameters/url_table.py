@@ -364,4 +364,41 @@ URLS: dict[str, Entry] = {
         path=TASK,
         bodies=(Body({"qrels": "{qrels}"}, ("qrels",), as_json=True),),
     ),
+    # nuggets (the campaign's task is not a RAG task: topic and assignment pages answer 404)
+    "nuggets:editor": Entry(path={"topic_id": "topic"}),
+    "nuggets:assign": Entry(path=ASSIGNMENT, query=("at",)),
+    "nuggets:scores": Entry(path=TASK),
+    "nuggets:runs": Entry(path=TASK, bodies=(Body({"tag": "t"}, ("tag", "team", "file")),)),
+    "nuggets_api:rag-run-upload": Entry(
+        bodies=(Body({"task": "{task}"}, ("task", "tag", "team", "file", "description")),)
+    ),
+    "nuggets_api:topic-nuggets": Entry(
+        path={"topic_id": "topic"},
+        bodies=(
+            Body(
+                {"action": "add", "text": "a fact"},
+                ("action", "nugget", "nuggets.0", "proposal", "text", "importance", "position"),
+                as_json=True,
+            ),
+        ),
+    ),
+    "nuggets_api:assignment-labels": Entry(
+        path=ASSIGNMENT,
+        bodies=(
+            Body(
+                {"answer": 1, "labels": {"1": "support"}}, ("answer", "client_token"), as_json=True
+            ),
+        ),
+    ),
+    "nuggets_api:assignment-citations": Entry(
+        path=ASSIGNMENT,
+        bodies=(
+            Body(
+                {"answer": 1, "labels": [{"sentence": 0, "segment": "s", "support": "full"}]},
+                ("answer", "labels.0.sentence", "labels.0.segment", "labels.0.support"),
+                as_json=True,
+            ),
+        ),
+    ),
+    "nuggets_api:task-scores": Entry(path=TASK),
 }

@@ -1,0 +1,61 @@
+"""``manage.py evaluate_nuggets``: nugget scores of runs from nuggetizer files, no database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from nuggets.core.evaluate import NuggetFilesDisagree, evaluate_nugget_files
+from nuggets.core.nuggetizer import NuggetFile, NuggetList, read_nugget_file
+from nuggets.core.reports import RENDERERS
+
+
+def _read(path: str, *, assignments: bool) -> list[NuggetList]:
+    try:
+        with Path(path).open("rb") as stream:
+            found: NuggetFile = read_nugget_file(stream, name=path, assignments=assignments)
+    except OSError as exc:
+        raise CommandError(f"{path}: {exc.strerror or exc}") from exc
+    if not found.ok:
+        raise CommandError("\n".join(found.messages()))
+    return found.records
+
+
+class Command(BaseCommand):
+    help = (
+        "Score generated answers by nuggets (TREC RAG 2024: all, vital, weighted and their "
+        "strict versions) from nuggetizer assignment files. Reads files only: no database."
+    )
+    requires_system_checks: list[str] = []
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--assignments",
+            nargs="+",
+            required=True,
+            metavar="FILE",
+            help='nuggetizer assignments JSONL: {"qid", "run_id", "nuggets": [{"text", '
+            '"importance", "assignment"}]} (gzip allowed)',
+        )
+        parser.add_argument(
+            "--nuggets",
+            metavar="FILE",
+            help='nuggetizer nuggets JSONL {"qid", "query", "nuggets": [{"text", "importance"}]}:'
+            " its topics are those averaged over (a run missing one scores 0 there)",
+        )
+        parser.add_argument("--format", choices=sorted(RENDERERS), default="table")
+        parser.add_argument("--per-topic", action="store_true", help="each topic's scores too")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        nuggets = _read(options["nuggets"], assignments=False) if options["nuggets"] else None
+        records = [
+            record for path in options["assignments"] for record in _read(path, assignments=True)
+        ]
+        try:
+            results = evaluate_nugget_files(records, nuggets)
+        except NuggetFilesDisagree as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(RENDERERS[options["format"]](results, options["per_topic"]), ending="")
