@@ -33,6 +33,7 @@ from pooling.core.algorithms.strategies.priority import (
 )
 from pooling.selectors.pool_cache import cached_pool_stats
 from pooling.selectors.pools import build_status, latest_build
+from pooling.selectors.priority_dashboard import priority_spend
 from pooling.selectors.strategy_inputs import current_strategy
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 
@@ -91,6 +92,8 @@ class PoolStatsView(APIView):
         task = task_for(request.user, task_id)
         stats = cached_pool_stats(task).as_dict()
         stats["build"] = build_status(latest_build(task))
+        spend = priority_spend(task)  # judgments change it: never cached
+        stats["priority"] = spend.as_dict() if spend is not None else None
         return Response(stats)
 
 

@@ -23,6 +23,7 @@ from kernel.queue import QueueUnavailable
 from pooling.selectors.pool_cache import cached_pool_export, cached_pool_stats
 from pooling.selectors.pool_export import EXPORT_KINDS
 from pooling.selectors.pools import build_status, latest_build, overlap_matrix, pooled_tasks
+from pooling.selectors.priority_dashboard import priority_spend
 from pooling.selectors.strategy_inputs import current_strategy
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 from pooling.views.pool_forms import PoolStrategyForm
@@ -50,6 +51,7 @@ def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "status": build_status(build),
         "running": build is not None and build.status in ("pending", "running"),
         "strategy": strategy,
+        "spend": priority_spend(task) if strategy is not None else None,
         "strategy_form": PoolStrategyForm(
             initial=PoolStrategyForm.initial_for(strategy, task.pool_seed)
         ),

@@ -392,3 +392,49 @@ def test_a_bad_strategy_is_refused_with_its_reason_when_asked_anywhere() -> None
     shown = organizer.get(page["Location"]).content.decode()
     assert "Nothing was built" in shown and "out of range" in shown
     assert not PoolBuild.objects.filter(task=task).exists()
+
+
+@pytest.mark.django_db
+def test_dashboard_and_order_export_tell_spend_finds_and_each_items_runs_when_judged() -> None:
+    files = shuffled_runs({"bm25": 61, "dense": 62, "rm3": 63})
+    task = document_task("Prio-Dash", files)
+    pool_build(task=task, strategy=_spec("mm-ns", 5, seed=6))
+    alice = assessor("alice")
+    assignment = assign(task, "1", alice)
+    served = judge_in_order(alice, assignment, limit=3)
+    waiting = next_item(alice, assignment)
+    assert waiting is not None
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="org", is_staff=True))
+
+    page = organizer.get(reverse("pooling:pool", args=[task.pk])).content.decode()
+    stats = organizer.get(reverse("pooling_api:pool-stats", args=[task.pk])).json()["priority"]
+    export = organizer.get(reverse("pooling:pool-export", args=[task.pk, "order"]))
+
+    found = sum(relevant(doc) for doc in served)
+    assert stats["judged"] == 3 and stats["relevant"] == found and stats["budget"] == 10
+    assert stats["topics"][0] == {
+        "topic": "1",
+        "items": 4,
+        "judged": 3,
+        "relevant": found,
+        "budget": 5,
+    }
+    assert stats["topics"][1]["judged"] == 0
+    table = page.split('id="priority-table"', 1)[1].split("</table>", 1)[0]
+    assert '<td>1</td><td class="num">3</td><td class="num">5</td>' in table
+    assert "mm-ns:0.5, 5 judgments per topic, seed 6" in page
+    lines = b"".join(export.streaming_content).decode().splitlines()
+    assert lines[0].split("\t") == ["topic", "docno", "order", "judged", "team", "run", "rank"]
+    rows = [line.split("\t") for line in lines[1:] if line.startswith("1\t")]
+    order = [doc for doc, _place in sorted({(r[1], int(r[2])) for r in rows}, key=lambda p: p[1])]
+    assert order == [*served, waiting.key]
+    assert {r[1]: r[3] for r in rows} == {**dict.fromkeys(served, "yes"), waiting.key: "no"}
+    ranked = ranked_from_files(files)["1"]
+    expected = {
+        (doc, tag, str(ranked[tag].index(doc) + 1))
+        for doc in order
+        for tag in ranked
+        if doc in ranked[tag]
+    }
+    assert {(r[1], r[5], r[6]) for r in rows} == expected
