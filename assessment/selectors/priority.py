@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from assessment.models import Assignment, Judgment
-from pooling.selectors.strategy_inputs import topic_strategy
+from pooling.selectors.strategy_inputs import adaptive_topics, topic_strategy
 from pooling.services.priority_items import budget_left
 
 # Judgments an adaptive strategy learns from: people's, not practice rounds or machine judges.
@@ -20,20 +20,18 @@ LEARNED_FROM = (Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL)
 def grows_on_demand(assignment: Assignment) -> bool:
     """Whether the assignment's next item, once every item it has is judged, is the one an
     adaptive strategy chooses next (and the budget allows one more)."""
-    if assignment.training_round_id is not None:
+    # Only document tasks are pooled by budgeted strategies: the others cost no query.
+    if assignment.training_round_id is not None or assignment.topic.task.kind != "document":
         return False
     spec, _build = topic_strategy(assignment.topic_id)
     return spec is not None and spec.adaptive and budget_left(spec, assignment.topic) > 0
 
 
-def growing_topics(topic_ids: Iterable[int]) -> set[int]:
-    """Of ``topic_ids``, those whose pools an adaptive strategy grows as they are judged."""
-    found = set()
-    for topic_id in set(topic_ids):
-        spec, _build = topic_strategy(topic_id)
-        if spec is not None and spec.adaptive:
-            found.add(topic_id)
-    return found
+def growing_topics(assignments: Iterable[Assignment]) -> set[int]:
+    """The topics of ``assignments`` whose pools an adaptive strategy grows as they are
+    judged (a query when any is a document task's, else none)."""
+    documents = [a.topic_id for a in assignments if a.topic.task.kind == "document"]
+    return adaptive_topics(documents)
 
 
 def topic_judgments_in_order(topic_id: int, relevance_level: int) -> list[tuple[str, bool]]:

@@ -73,7 +73,7 @@ def _item_url(assignment_id: int, item_id: int) -> str:
 def assess_home(request: HttpRequest) -> HttpResponse:
     """The assessor's assignments with progress bars and a way to continue each."""
     progress = assignments_with_progress(request.user)  # type: ignore[arg-type]
-    growing = growing_topics(p.assignment.topic_id for p in progress)
+    growing = growing_topics(p.assignment for p in progress)
     return render(request, "assessment/home.html", {"progress": progress, "growing": growing})
 
 

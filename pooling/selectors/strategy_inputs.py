@@ -98,3 +98,14 @@ def current_strategy(task_id: int) -> PoolStrategy | None:
         .first()
     )
     return pool_strategy_from((parameters or {}).get("strategy"))
+
+
+def adaptive_topics(topic_ids: Sequence[int]) -> set[int]:
+    """Of ``topic_ids``, those whose stored pool an adaptive strategy grows as it is judged
+    (one query)."""
+    if not topic_ids:
+        return set()
+    rows = TopicPoolState.objects.filter(
+        topic_id__in=topic_ids, built_by__parameters__strategy__adaptive=True
+    ).values_list("topic_id", flat=True)
+    return set(rows)
