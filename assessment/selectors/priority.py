@@ -36,10 +36,12 @@ def growing_topics(assignments: Iterable[Assignment]) -> set[int]:
 
 def topic_judgments_in_order(topic_id: int, relevance_level: int) -> list[tuple[str, bool]]:
     """(docno, relevant) of every judged item of the topic, in the order it was first judged
-    by anyone (official or dual assessors); a flag counts as not relevant."""
+    by anyone (official or dual assessors); a flag counts as not relevant. Judgments are
+    ordered by id, the order they were stored in (a revision keeps its row), not by their
+    timestamps, which an import or the demo may date back."""
     rows = (
         Judgment.objects.filter(hit__item__topic_id=topic_id, assignment__purpose__in=LEARNED_FROM)
-        .order_by("created_at", "pk")
+        .order_by("pk")
         .values_list("hit__item__key", "grade")
     )
     found: dict[str, bool] = {}

@@ -99,7 +99,10 @@ def priority_spend(task: RetrievalTask) -> PrioritySpend | None:
             ),
         )
     )
-    counts = {row["topic_id"]: row for row in rows}
+    counts = {
+        row["topic_id"]: {name: row[name] for name in ("n", "judged", "relevant")} for row in rows
+    }
+    none = {"n": 0, "judged": 0, "relevant": 0}
     per_topic = strategy.budget if strategy.scope == "topic" else None
     topics = sorted(
         Topic.objects.filter(task=task).values_list("id", "number"), key=lambda t: natural_key(t[1])
@@ -109,9 +112,9 @@ def priority_spend(task: RetrievalTask) -> PrioritySpend | None:
         [
             TopicSpend(
                 number,
-                counts.get(pk, {}).get("n", 0),
-                counts.get(pk, {}).get("judged", 0),
-                counts.get(pk, {}).get("relevant", 0),
+                counts.get(pk, none)["n"],
+                counts.get(pk, none)["judged"],
+                counts.get(pk, none)["relevant"],
                 per_topic,
             )
             for pk, number in topics

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 from django.utils import timezone
 
@@ -34,7 +34,7 @@ from pooling.selectors.pool_inputs import (
     pooled_runs,
     pooling_target,
 )
-from pooling.selectors.strategy_inputs import topic_strategy
+from pooling.selectors.strategy_inputs import current_strategy, topic_strategy
 from pooling.services.document_pools import DocumentsMissing, document_plans
 
 # pool_build_request and pool_builds_reap are re-exported: callers written before the queue part
@@ -68,7 +68,7 @@ def pool_build(
     progress: Progress | None = None,
     build: PoolBuild | None = None,
     full: bool = False,
-    strategy: PoolStrategy | None = None,
+    strategy: PoolStrategy | Literal["keep"] | None = "keep",
 ) -> PoolBuild:
     """Build (or rebuild) the pools of ``task`` and return the finished PoolBuild.
 
@@ -83,9 +83,12 @@ def pool_build(
 
     A ``strategy`` pools a document task to a budget in priority order instead of by the
     task's rules (pooling.services.strategy_pools); a task budget spans every topic, so any
-    change recomputes them all.
+    change recomputes them all. None builds by the task's rules; by default a build keeps the
+    strategy of the task's last finished build.
     """
     target = _target(task, build)
+    if strategy == "keep":
+        strategy = current_strategy(target.pk)
     if strategy is not None and target.kind != RetrievalTask.Kind.DOCUMENT:
         _refuse(build, f"{task}: budgeted strategies pool document tasks only")
     settings = pool_settings(target, seed)
