@@ -86,10 +86,14 @@ def assess_continue(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _assignment_or_404(request, assignment_id)
     statuses = item_statuses(assignment)
     first = next((s.item_id for s in statuses if s.judged < s.hits), None)
-    if first is None and grows_on_demand(assignment):
-        first = priority_next_item(assignment=assignment)
+    if first is None and assignment.topic_id in growing_topics([assignment]):
+        first = priority_next_item(assignment=assignment) if grows_on_demand(assignment) else None
         if first is None:
-            messages.info(request, "Nothing more to judge: this topic's budget is spent.")
+            messages.info(
+                request,
+                "Nothing more to judge: this topic's budget is spent, or its runs hold no "
+                "document left to judge.",
+            )
     if first is None:
         return redirect("assessment:items", assignment_id)
     return redirect(_item_url(assignment_id, first))

@@ -72,7 +72,7 @@ def plan_status(job: PoolPlanJob | None) -> dict[str, Any]:
 
 
 # The chart: relevant share (y) against budget (x), one line per strategy.
-WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 640, 320, 56, 150, 16, 44
+WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 720, 320, 56, 24, 16, 44
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,8 @@ def planner_page(request: HttpRequest, task_id: int) -> HttpResponse:
     context = {
         "task": task,
         "form": form,
+        "sources": PoolPlanJob.Source.choices,
+        "source": form["source"].value() or "qrels",
         "job": job,
         "status": plan_status(job),
         "running": job is not None and job.status in ("pending", "running"),
