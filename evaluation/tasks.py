@@ -8,7 +8,7 @@ from django.db import InterfaceError, OperationalError
 from evaluation.models import EvaluationJob, PoolPlanJob
 from evaluation.services import evaluation_job_run
 from evaluation.services.jobs import evaluation_jobs_reap
-from evaluation.services.planner import PlanRequestError, pool_plan_run
+from evaluation.services.planner import PlanRequestError, pool_plan_run, pool_plans_reap
 from kernel.queue import JobSuperseded
 
 logger = logging.getLogger(__name__)
@@ -80,3 +80,9 @@ def plan_pools_task(job_id: int, attempt: int | None = None) -> int:
     except PlanRequestError as error:  # recorded on the job, which the organizer sees
         logger.warning("pool plan %s refused: %s", job_id, error)
     return len(job.rows)
+
+
+@shared_task(ignore_result=True, time_limit=60, soft_time_limit=50)
+def reap_pool_plans_task() -> int:
+    """Re-queue pool plans whose worker died (run by Celery beat, see settings)."""
+    return len(pool_plans_reap())
