@@ -26,6 +26,7 @@ SCRIPTS = [
     "pooling.py",
     "pooling_documents.py",
     "simulate_pools.py",
+    "priority_judging.py",
     "agreement.py",
     "campaign.py",
 ]
