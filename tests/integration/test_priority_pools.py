@@ -12,11 +12,13 @@ from __future__ import annotations
 import io
 import json
 import random
+import threading
 from collections import defaultdict
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -447,3 +449,40 @@ def test_dashboard_and_order_export_tell_spend_finds_and_each_items_runs_when_ju
         if doc in ranked[tag]
     }
     assert {(r[1], r[5], r[6]) for r in rows} == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_assessors_asking_at_once_get_one_new_item_when_the_pool_lock_serializes_them() -> None:
+    files = shuffled_runs({"bm25": 91, "dense": 92, "rm3": 93})
+    task = document_task("Prio-Race", files)
+    pool_build(task=task, strategy=_spec("mm-ns", 6, seed=8))
+    alice, bob = assessor("alice"), assessor("bob")
+    official = assign(task, "1", alice)
+    dual = assign(task, "1", bob, purpose=Assignment.Purpose.DUAL)
+    first = next_item(alice, official)
+    assert first is not None
+    judge(alice, official, first, 2)
+    judge(bob, dual, first, 2)
+    barrier = threading.Barrier(2)
+    got: dict[str, int | None] = {}
+
+    def ask(name: str, client: Client, assignment: Assignment) -> None:
+        try:
+            barrier.wait()
+            item = next_item(client, assignment)
+            got[name] = item.pk if item is not None else None
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=ask, args=("alice", alice, official)),
+        threading.Thread(target=ask, args=("bob", bob, dual)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+
+    assert got["alice"] is not None
+    assert got["alice"] == got["bob"]
+    assert PoolItem.objects.filter(topic__task=task, topic__number="1").count() == 2
