@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from assessment.models import Assignment, Judgment
+from pooling.selectors.strategy_inputs import STRATEGY_KINDS as KINDS
 from pooling.selectors.strategy_inputs import adaptive_topics, topic_strategy
 from pooling.services.priority_items import budget_left
 
@@ -20,8 +21,8 @@ LEARNED_FROM = (Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL)
 def grows_on_demand(assignment: Assignment) -> bool:
     """Whether the assignment's next item, once every item it has is judged, is the one an
     adaptive strategy chooses next (and the budget allows one more)."""
-    # Only document tasks are pooled by budgeted strategies: the others cost no query.
-    if assignment.training_round_id is not None or assignment.topic.task.kind != "document":
+    # Only document and answer tasks are pooled by budgeted strategies: the others cost no query.
+    if assignment.training_round_id is not None or assignment.topic.task.kind not in KINDS:
         return False
     spec, _build = topic_strategy(assignment.topic_id)
     return spec is not None and spec.adaptive and budget_left(spec, assignment.topic) > 0
@@ -30,7 +31,7 @@ def grows_on_demand(assignment: Assignment) -> bool:
 def growing_topics(assignments: Iterable[Assignment]) -> set[int]:
     """The topics of ``assignments`` whose pools an adaptive strategy grows as they are
     judged (a query when any is a document task's, else none)."""
-    documents = [a.topic_id for a in assignments if a.topic.task.kind == "document"]
+    documents = [a.topic_id for a in assignments if a.topic.task.kind in KINDS]
     return adaptive_topics(documents)
 
 

@@ -73,7 +73,8 @@ def _item_url(assignment_id: int, item_id: int) -> str:
 def assess_home(request: HttpRequest) -> HttpResponse:
     """The assessor's assignments with progress bars and a way to continue each."""
     progress = assignments_with_progress(request.user)  # type: ignore[arg-type]
-    growing = growing_topics(p.assignment for p in progress)
+    # Only an assignment with nothing left to continue at may still grow (no query otherwise).
+    growing = growing_topics(p.assignment for p in progress if p.continue_item_id is None)
     return render(request, "assessment/home.html", {"progress": progress, "growing": growing})
 
 

@@ -34,7 +34,7 @@ from pooling.core.algorithms.strategies.priority import (
 from pooling.selectors.pool_cache import cached_pool_stats
 from pooling.selectors.pools import build_status, latest_build
 from pooling.selectors.priority_dashboard import priority_spend
-from pooling.selectors.strategy_inputs import current_strategy
+from pooling.selectors.strategy_inputs import STRATEGY_KINDS, current_strategy
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 
 
@@ -68,9 +68,9 @@ class BuildRequestSerializer(serializers.Serializer):
         text = (data["strategy"] or "").strip()
         if not text:
             return None
-        if task.kind != RetrievalTask.Kind.DOCUMENT:
+        if task.kind not in STRATEGY_KINDS:
             raise serializers.ValidationError(
-                {"strategy": ["budgeted strategies pool document tasks only"]}
+                {"strategy": ["budgeted strategies pool document and answer tasks only"]}
             )
         if data.get("budget") is None:
             raise serializers.ValidationError({"budget": ["a strategy needs a budget"]})

@@ -53,7 +53,16 @@ def run_names(run_ids: Sequence[int]) -> dict[int, str]:
     return {pk: tag if tags.count(tag) == 1 else f"{team}/{tag}" for pk, tag, team in rows}
 
 
-def strategy_runs(run_ids: Sequence[int], topics: Sequence[tuple[int, str]]) -> StrategyRuns:
+# The column naming a run row's item, per kind of task a strategy may pool (answer tasks:
+# the post id, as text, as their pool items' keys are).
+_ITEM_COLUMN = {"document": "docno", "answer": "CAST(post_id AS TEXT)"}
+_ITEM_FILTER = {"document": "docno <> ''", "answer": "post_id IS NOT NULL"}
+STRATEGY_KINDS = tuple(_ITEM_COLUMN)
+
+
+def strategy_runs(
+    run_ids: Sequence[int], topics: Sequence[tuple[int, str]], kind: str = "document"
+) -> StrategyRuns:
     """The pooled runs' whole rankings for ``topics`` ((pk, number) pairs), one query."""
     found = StrategyRuns()
     if not run_ids or not topics:
@@ -64,8 +73,8 @@ def strategy_runs(run_ids: Sequence[int], topics: Sequence[tuple[int, str]]) -> 
     runs_in = ", ".join(["%s"] * len(run_ids))
     topics_in = ", ".join(["%s"] * len(numbers))
     sql = (
-        f"SELECT run_id, topic_id, score, docno FROM {_RUNROW} "  # noqa: S608
-        f"WHERE run_id IN ({runs_in}) AND topic_id IN ({topics_in}) AND docno <> ''"
+        f"SELECT run_id, topic_id, score, {_ITEM_COLUMN[kind]} FROM {_RUNROW} "  # noqa: S608
+        f"WHERE run_id IN ({runs_in}) AND topic_id IN ({topics_in}) AND {_ITEM_FILTER[kind]}"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*run_ids, *numbers])

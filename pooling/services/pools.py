@@ -34,7 +34,7 @@ from pooling.selectors.pool_inputs import (
     pooled_runs,
     pooling_target,
 )
-from pooling.selectors.strategy_inputs import current_strategy, topic_strategy
+from pooling.selectors.strategy_inputs import STRATEGY_KINDS, current_strategy, topic_strategy
 from pooling.services.document_pools import DocumentsMissing, document_plans
 
 # pool_build_request and pool_builds_reap are re-exported: callers written before the queue part
@@ -89,8 +89,8 @@ def pool_build(
     target = _target(task, build)
     if strategy == "keep":
         strategy = current_strategy(target.pk)
-    if strategy is not None and target.kind != RetrievalTask.Kind.DOCUMENT:
-        _refuse(build, f"{task}: budgeted strategies pool document tasks only")
+    if strategy is not None and target.kind not in STRATEGY_KINDS:
+        _refuse(build, f"{task}: budgeted strategies pool document and answer tasks only")
     settings = pool_settings(target, seed)
     runs = pooled_runs(target)
     topics = list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
@@ -155,6 +155,7 @@ def _priorities(
         previous[topic_id] = recorded.label if recorded is not None else None
     try:
         return strategy_priorities(
+            kind=target.kind,
             collection_id=target.collection_id,
             spec=strategy,
             runs=runs,

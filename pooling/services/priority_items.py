@@ -48,26 +48,38 @@ def pool_next_item_add(
     if budget_left(spec, topic) <= 0:
         return None
     task = topic.task
-    runs = strategy_runs([s.run_id for s in pooled_runs(task).specs], [(topic.pk, topic.number)])
+    specs = pooled_runs(task).specs
+    runs = strategy_runs([s.run_id for s in specs], [(topic.pk, topic.number)], task.kind)
     docno = adaptive_next(spec, topic.number, runs.ranked[topic.number], judged)
     if docno is None:
         return None
     stored = PoolItem.objects.filter(topic=topic, key=docno).first()
     if stored is not None:  # judged under another strategy, or handed out already
         return stored
-    ids = document_ids(task.collection_id, {docno}) if task.collection_id else {}
-    if docno not in ids:
-        return None  # the collection lost it since the runs were checked: nothing to show
-    planned = PlannedItem(docno, runs.contributions(topic.number, docno), document_id=ids[docno])
+    contributions = runs.contributions(topic.number, docno)
+    if task.kind == "answer":  # a post: its id is the key
+        planned = PlannedItem(docno, contributions, post_id=int(docno))
+    else:
+        ids = document_ids(task.collection_id, {docno}) if task.collection_id else {}
+        if docno not in ids:
+            return None  # the collection lost it since the runs were checked: nothing to show
+        planned = PlannedItem(docno, contributions, document_id=ids[docno])
     last = PoolItem.objects.filter(topic=topic).aggregate(last=Max("display_order"))["last"]
     item = PoolItem.objects.create(
         topic=topic,
         key=docno,
-        document_id=ids[docno],
+        post_id=planned.post_id,
+        document_id=planned.document_id,
         display_order=(last or 0) + 1,
         entered_build=build,
     )
-    Hit.objects.create(item=item, document_id=ids[docno], position=0, vote=planned.vote)
+    Hit.objects.create(
+        item=item,
+        post_id=planned.post_id,
+        document_id=planned.document_id,
+        position=0,
+        vote=planned.vote,
+    )
     Contribution.objects.bulk_create(
         Contribution(item=item, run_id=run_id, rank=rank)
         for run_id, rank in planned.contributions.items()

@@ -1,5 +1,5 @@
-"""Budgeted pools of document tasks: what a build with a strategy writes (docs/pooling.md,
-"Budgeted pools in the app").
+"""Budgeted pools of document and answer tasks: what a build with a strategy writes
+(docs/pooling.md, "Budgeted pools in the app").
 
 - A static strategy (depth, rrf, rbp) writes its whole pool at build time, each item's display
   order its place in the strategy's judging order, so assessors, who get items in display
@@ -37,6 +37,7 @@ class TopicPriority:
     keep_unjudged: bool  # adaptive, same strategy: items handed out stay
     document_ids: dict[str, int] = field(default_factory=dict)
     adaptive: bool = False
+    kind: str = "document"  # answer items are posts: their key is the post id
 
     def complete(self, plan: dict[str, PlannedItem], stored: StoredPool) -> None:
         """Add to ``plan`` the stored items to keep and the documents to add."""
@@ -55,7 +56,10 @@ class TopicPriority:
             contributions = self.runs.contributions(self.number, key)
             if not contributions:
                 continue  # no pooled run retrieves it: orphaned if judged, else removed
-            plan[key] = PlannedItem(key, contributions, document_id=self.document_ids.get(key))
+            if self.kind == "answer":
+                plan[key] = PlannedItem(key, contributions, post_id=int(key))
+            else:
+                plan[key] = PlannedItem(key, contributions, document_id=self.document_ids.get(key))
 
     def display_orders(self, existing: Mapping[str, int], keys: Iterable[str]) -> dict[str, int]:
         """Display orders for the new ``keys``: after every stored item, in judging order."""
@@ -73,6 +77,7 @@ class StrategyMissingDocuments(Exception):
 
 def strategy_priorities(
     *,
+    kind: str,
     collection_id: int | None,
     spec: PoolStrategy,
     runs: PooledRuns,
@@ -81,7 +86,7 @@ def strategy_priorities(
 ) -> dict[int, TopicPriority]:
     """Per topic (pk), what a build with ``spec`` adds; ``previous`` gives the strategy label
     each topic's stored pool was built with (None: none, or the task's rules)."""
-    found = strategy_runs([spec.run_id for spec in runs.specs], topics)
+    found = strategy_runs([spec.run_id for spec in runs.specs], topics, kind)
     if spec.adaptive:
         orders = {
             number: [doc] if (doc := adaptive_next(spec, number, found.ranked[number], [])) else []
@@ -91,8 +96,8 @@ def strategy_priorities(
         orders = {number: [] for _pk, number in topics}
         for number, doc in static_order(spec, found.ranked):
             orders[number].append(doc)
-    docnos = {doc for docs in orders.values() for doc in docs}
-    ids = document_ids(collection_id, docnos) if collection_id else {}
+    docnos = {doc for docs in orders.values() for doc in docs} if kind == "document" else set()
+    ids = document_ids(collection_id, docnos) if collection_id and docnos else {}
     missing = sorted(docnos - ids.keys())
     if missing:
         raise StrategyMissingDocuments(
@@ -108,6 +113,7 @@ def strategy_priorities(
             keep_unjudged=spec.adaptive and previous.get(pk) == spec.label,
             document_ids=ids,
             adaptive=spec.adaptive,
+            kind=kind,
         )
         for pk, number in topics
     }

@@ -24,7 +24,7 @@ from pooling.selectors.pool_cache import cached_pool_export, cached_pool_stats
 from pooling.selectors.pool_export import EXPORT_KINDS
 from pooling.selectors.pools import build_status, latest_build, overlap_matrix, pooled_tasks
 from pooling.selectors.priority_dashboard import priority_spend
-from pooling.selectors.strategy_inputs import current_strategy
+from pooling.selectors.strategy_inputs import STRATEGY_KINDS, current_strategy
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
 from pooling.views.pool_forms import PoolStrategyForm
 
@@ -72,13 +72,13 @@ def pool_build_start(request: HttpRequest, task_id: int) -> HttpResponseBase:
     if "strategy" in request.POST:  # the form's choice; without it a rebuild keeps the last
         form = PoolStrategyForm(request.POST, task_seed=task.pool_seed)
         if not form.is_valid() or (
-            form.cleaned_data["pool_strategy"] is not None and task.kind != "document"
+            form.cleaned_data["pool_strategy"] is not None and task.kind not in STRATEGY_KINDS
         ):
             problem = (
                 "; ".join(
                     f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items()
                 )
-                or "budgeted strategies pool document tasks only"
+                or "budgeted strategies pool document and answer tasks only"
             )
             if wants_json:
                 return JsonResponse(

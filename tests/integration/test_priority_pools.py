@@ -43,6 +43,7 @@ from tests.factories.collection import (
     UserFactory,
 )
 from tests.factories.pooling import TeamFactory
+from tests.integration.pool_data import answer_rows, make_run
 from tests.integration.test_pool_build import wait_for
 
 DOCS = 40
@@ -378,14 +379,14 @@ def test_a_bad_strategy_is_refused_with_its_reason_when_asked_anywhere() -> None
         response = organizer.post(url, data=json.dumps(body), content_type="application/json")
         assert response.status_code == 400, body
         assert words in " ".join(response.json()[field]), response.json()
-    answer = RetrievalTaskFactory.create(campaign=task.campaign, kind="answer")
+    formula = RetrievalTaskFactory.create(campaign=task.campaign, kind="formula")
     refused = organizer.post(
-        reverse("pooling_api:pool-build", args=[answer.pk]),
+        reverse("pooling_api:pool-build", args=[formula.pk]),
         data=json.dumps({"strategy": "mtf", "budget": 5}),
         content_type="application/json",
     )
     assert refused.status_code == 400
-    assert "document tasks only" in refused.json()["strategy"][0]
+    assert "document and answer tasks only" in refused.json()["strategy"][0]
     with pytest.raises(CommandError, match="needs --budget"):
         call_command("build_pools", "--campaign=Prio-Bad", "--task=document", "--strategy=mtf")
     with pytest.raises(CommandError, match="unknown strategy"):
@@ -486,3 +487,36 @@ def test_two_assessors_asking_at_once_get_one_new_item_when_the_pool_lock_serial
     assert got["alice"] is not None
     assert got["alice"] == got["bob"]
     assert PoolItem.objects.filter(topic__task=task, topic__number="1").count() == 2
+
+
+@pytest.mark.django_db
+def test_an_answer_task_is_judged_in_priority_order_when_built_with_a_strategy() -> None:
+    """ARQMath's rules stay the default; a strategy picked for an answer task pools its posts."""
+    task = RetrievalTaskFactory.create(
+        campaign=CampaignFactory.create(name="Prio-Answer"), kind="answer", relevance_level=2
+    )
+    topics = [TopicFactory.create(task=task, number=f"A.{i}") for i in (1, 2)]
+    ranked: dict[str, dict[str, list[str]]] = {t.number: {} for t in topics}
+    for seed, tag in enumerate(("p1", "p2", "p3")):
+        run = make_run(task, tag)
+        rows = answer_rows(run, topics, rows=8, posts=20, seed=seed)
+        for topic in topics:
+            ranked[topic.number][tag] = [str(post) for post in rows[topic.pk]]
+    pool_build(task=task)  # the task's own rules first: depth-k
+    assert PoolBuild.objects.get(task=task).parameters["strategy"] is None
+    pool_build(task=task, strategy=_spec("mtf", 3, seed=2))
+    alice = assessor("alice")
+    assignment = assign(task, "A.1", alice)
+    judged: list[tuple[str, bool]] = []
+    for _ in range(3):
+        item = next_item(alice, assignment)
+        assert item is not None
+        assert item.post_id == int(item.key)
+        assert item.key == next_to_judge(
+            parse_strategy("mtf"), ranked["A.1"], judged, seed=2, topic="A.1"
+        )
+        grade = 3 if int(item.key) % 2 else 0
+        judge(alice, assignment, item, grade)
+        judged.append((item.key, grade >= 2))
+    assert next_item(alice, assignment) is None
+    assert PoolItem.objects.filter(topic=topics[0]).count() == 3

@@ -34,7 +34,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--strategy",
             default=None,
-            help="A budgeted strategy for a document task, NAME[:PARAM] (depth, rrf, rbp, mtf, "
+            help="A budgeted strategy for a document or answer task, NAME[:PARAM] (depth, rrf, "
+            "rbp, mtf, "
             "mm, mm-ns), judged in its priority order; 'rules' goes back to the task's own "
             "rules. Default: the strategy of the task's last build.",
         )
