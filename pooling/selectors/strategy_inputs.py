@@ -60,10 +60,30 @@ _ITEM_FILTER = {"document": "docno <> ''", "answer": "post_id IS NOT NULL"}
 STRATEGY_KINDS = tuple(_ITEM_COLUMN)
 
 
+# Each run's first ``depth`` distinct items in trec_eval's order (score descending, then the
+# item descending as bytes: the "C" collation), ranked by the database: an adaptive strategy
+# asking for its next item reads a few rows a run instead of every row of the topic.
+_PREFIX_SQL = """
+SELECT run_id, topic_id, score, item FROM (
+    SELECT run_id, topic_id, score, item, ROW_NUMBER() OVER (
+        PARTITION BY run_id, topic_id ORDER BY score DESC, item COLLATE "C" DESC) AS place
+    FROM (
+        SELECT run_id, topic_id, MAX(score) AS score, {column} AS item FROM {table}
+        WHERE run_id IN ({runs}) AND topic_id IN ({topics}) AND {filter}
+        GROUP BY run_id, topic_id, {column}
+    ) AS distinct_items
+) AS ranked WHERE place <= %s
+"""
+
+
 def strategy_runs(
-    run_ids: Sequence[int], topics: Sequence[tuple[int, str]], kind: str = "document"
+    run_ids: Sequence[int],
+    topics: Sequence[tuple[int, str]],
+    kind: str = "document",
+    depth: int | None = None,
 ) -> StrategyRuns:
-    """The pooled runs' whole rankings for ``topics`` ((pk, number) pairs), one query."""
+    """The pooled runs' rankings for ``topics`` ((pk, number) pairs), one query: whole, or
+    each run's first ``depth`` items (PostgreSQL; elsewhere whole, cut here)."""
     found = StrategyRuns()
     if not run_ids or not topics:
         return found
@@ -72,16 +92,27 @@ def strategy_runs(
     rows: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
     runs_in = ", ".join(["%s"] * len(run_ids))
     topics_in = ", ".join(["%s"] * len(numbers))
-    sql = (
-        f"SELECT run_id, topic_id, score, {_ITEM_COLUMN[kind]} FROM {_RUNROW} "  # noqa: S608
-        f"WHERE run_id IN ({runs_in}) AND topic_id IN ({topics_in}) AND {_ITEM_FILTER[kind]}"
-    )
+    params: list[int] = [*run_ids, *numbers]
+    if depth is not None and connection.vendor == "postgresql":
+        sql = _PREFIX_SQL.format(
+            column=_ITEM_COLUMN[kind],
+            table=_RUNROW,
+            runs=runs_in,
+            topics=topics_in,
+            filter=_ITEM_FILTER[kind],
+        )
+        params.append(depth)
+    else:
+        sql = (
+            f"SELECT run_id, topic_id, score, {_ITEM_COLUMN[kind]} FROM {_RUNROW} "  # noqa: S608
+            f"WHERE run_id IN ({runs_in}) AND topic_id IN ({topics_in}) AND {_ITEM_FILTER[kind]}"
+        )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*run_ids, *numbers])
+        cursor.execute(sql, params)
         for run_id, topic_id, score, docno in cursor.fetchall():
             rows[(numbers[topic_id], names[run_id])].append((score, docno))
     for (number, name), run_rows in sorted(rows.items()):
-        found.ranked.setdefault(number, {})[name] = ranked_docnos(run_rows)
+        found.ranked.setdefault(number, {})[name] = ranked_docnos(run_rows)[:depth]
     found.ranked.update({number: {} for number in numbers.values() if number not in found.ranked})
     found.run_ids = {name: pk for pk, name in names.items()}
     return found
@@ -118,3 +149,38 @@ def adaptive_topics(topic_ids: Sequence[int]) -> set[int]:
         topic_id__in=topic_ids, built_by__parameters__strategy__adaptive=True
     ).values_list("topic_id", flat=True)
     return set(rows)
+
+
+# Where each run ranks one item in trec_eval's order (as ``_PREFIX_SQL`` orders them).
+_RANK_SQL = """
+WITH items AS (
+    SELECT run_id, {column} AS item, MAX(score) AS score FROM {table}
+    WHERE run_id IN ({runs}) AND topic_id = %s AND {filter}
+    GROUP BY run_id, {column}
+)
+SELECT mine.run_id, 1 + (
+    SELECT COUNT(*) FROM items other WHERE other.run_id = mine.run_id AND (
+        other.score > mine.score
+        OR (other.score = mine.score AND other.item COLLATE "C" > mine.item COLLATE "C"))
+) FROM items mine WHERE mine.item = %s
+"""
+
+
+def item_ranks(
+    run_ids: Sequence[int], topic: tuple[int, str], kind: str, item: str
+) -> dict[int, int]:
+    """Run id -> the rank at which it retrieved ``item`` for ``topic`` (its contributions),
+    without reading the runs whole on PostgreSQL."""
+    if not run_ids:
+        return {}
+    if connection.vendor != "postgresql":
+        return strategy_runs(run_ids, [topic], kind).contributions(topic[1], item)
+    sql = _RANK_SQL.format(
+        column=_ITEM_COLUMN[kind],
+        table=_RUNROW,
+        runs=", ".join(["%s"] * len(run_ids)),
+        filter=_ITEM_FILTER[kind],
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*run_ids, topic[0], item])
+        return {run_id: int(rank) for run_id, rank in cursor.fetchall()}

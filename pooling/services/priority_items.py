@@ -20,7 +20,7 @@ from pooling.core.algorithms import PlannedItem
 from pooling.core.algorithms.strategies.priority import PoolStrategy, adaptive_next
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem
 from pooling.selectors.pool_inputs import document_ids, pooled_runs
-from pooling.selectors.strategy_inputs import strategy_runs
+from pooling.selectors.strategy_inputs import item_ranks, strategy_runs
 
 
 def budget_left(spec: PoolStrategy, topic: Topic) -> int:
@@ -49,14 +49,21 @@ def pool_next_item_add(
         return None
     task = topic.task
     specs = pooled_runs(task).specs
-    runs = strategy_runs([s.run_id for s in specs], [(topic.pk, topic.number)], task.kind)
+    # A run's pointer never passes more documents than are judged: each run's first
+    # len(judged) + 1 documents decide the next one exactly as its whole ranking would.
+    runs = strategy_runs(
+        [s.run_id for s in specs], [(topic.pk, topic.number)], task.kind, depth=len(judged) + 1
+    )
     docno = adaptive_next(spec, topic.number, runs.ranked[topic.number], judged)
     if docno is None:
         return None
     stored = PoolItem.objects.filter(topic=topic, key=docno).first()
     if stored is not None:  # judged under another strategy, or handed out already
         return stored
-    contributions = runs.contributions(topic.number, docno)
+    # The prefixes read stop short of the runs that retrieved it lower down: ask for its ranks.
+    contributions = item_ranks(
+        [s.run_id for s in specs], (topic.pk, topic.number), task.kind, docno
+    )
     if task.kind == "answer":  # a post: its id is the key
         planned = PlannedItem(docno, contributions, post_id=int(docno))
     else:

@@ -61,6 +61,7 @@ NOT_PAGES = {
     "evaluation:results-download": "file download",
     "evaluation:qrels-download": "TSV download",
     "evaluation:job-progress": "JSON",
+    "evaluation:pool-planner-status": "JSON",
     "api-schema": "OpenAPI YAML",
 }
 
@@ -93,6 +94,8 @@ def demo(tmp_path: Path) -> dict[str, Any]:
     assert version is not None
     return {
         "task": task.pk,
+        # The TREC demo's document task: a budgeted pool, and the planner's page.
+        "documents": RetrievalTask.objects.get(campaign__name="TREC demo").pk,
         "assignment": assignment.pk,
         "item": item.pk,
         "thread": Thread.objects.order_by("pk").first().pk,  # type: ignore[union-attr]
@@ -127,6 +130,8 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("evaluation:results", "organizer", (task,)),
         Page("evaluation:qrels", "organizer", (task,)),
         Page("evaluation:publication", "organizer", (task,)),
+        Page("pooling:pool", "organizer", (ids["documents"],)),
+        Page("evaluation:pool-planner", "organizer", (ids["documents"],)),
         Page("evaluation:index", "carol"),
         Page("api-docs", ""),
         Page("admin:index", "organizer"),
