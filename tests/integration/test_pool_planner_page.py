@@ -111,7 +111,7 @@ def test_planner_page_replays_strategies_on_the_tasks_runs_when_qrels_uploaded(
     page = organizer.get(url).content.decode()
     table = page.split('id="planner-table"', 1)[1].split("</table>", 1)[0]
     assert table.count("<tr>") == 1 + 6
-    assert "<td>mm-ns:0.5</td>" in table
+    assert '<td class="strategy">mm-ns:0.5</td>' in table
     chart = page.split('id="planner-chart"', 1)[1].split("</svg>", 1)[0]
     assert chart.count("<polyline") == 3
     assert chart.count("<circle") == 6
