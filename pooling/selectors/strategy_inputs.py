@@ -153,16 +153,15 @@ def adaptive_topics(topic_ids: Sequence[int]) -> set[int]:
 
 # Where each run ranks one item in trec_eval's order (as ``_PREFIX_SQL`` orders them).
 _RANK_SQL = """
-WITH items AS (
-    SELECT run_id, {column} AS item, MAX(score) AS score FROM {table}
-    WHERE run_id IN ({runs}) AND topic_id = %s AND {filter}
-    GROUP BY run_id, {column}
-)
-SELECT mine.run_id, 1 + (
-    SELECT COUNT(*) FROM items other WHERE other.run_id = mine.run_id AND (
-        other.score > mine.score
-        OR (other.score = mine.score AND other.item COLLATE "C" > mine.item COLLATE "C"))
-) FROM items mine WHERE mine.item = %s
+SELECT run_id, place FROM (
+    SELECT run_id, item, ROW_NUMBER() OVER (
+        PARTITION BY run_id ORDER BY score DESC, item COLLATE "C" DESC) AS place
+    FROM (
+        SELECT run_id, {column} AS item, MAX(score) AS score FROM {table}
+        WHERE run_id IN ({runs}) AND topic_id = %s AND {filter}
+        GROUP BY run_id, {column}
+    ) AS distinct_items
+) AS ranked WHERE item = %s
 """
 
 
