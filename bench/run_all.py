@@ -29,6 +29,7 @@ SCRIPTS = [
     "pooling.py",
     "pooling_documents.py",
     "simulate_pools.py",
+    "priority_judging.py",
     "agreement.py",
     "run_judge.py",
     "campaign.py",

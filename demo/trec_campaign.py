@@ -7,6 +7,11 @@ pools, assignments for alice and bob, simulated colleagues judging through the j
 (one or two topics dual-assessed), a machine judge imported with ``import_judge``, and qrels
 and evaluation like the ARQMath demo's. The task judges on a 0-2 scale (relevant from 1) and
 reports nDCG@10, MAP and P@10.
+
+Its pool is budgeted (``POOL_STRATEGY``: MM-NS, 15 judgments per topic, docs/pooling.md): the
+colleagues judge in the strategy's priority order, each next document chosen from the topic's
+judgments so far as they ask for it (assessment.services.priority), as alice and bob do when
+they continue their topics.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from assessment.models import Adjudication, Judgment, MachineJudge
+from assessment.models import Adjudication, Assignment, Judgment, MachineJudge
 from assessment.services.guidelines import guidelines_save
+from assessment.services.priority import priority_next_item
 from collection.models import Campaign, DocumentCollection, RetrievalTask
 from collection.services.tasks import task_named
 from demo.assignments import colleagues_take_over, demo_assign, first_unjudged_assignments
@@ -32,7 +38,8 @@ from demo.results import demo_evaluate
 from demo.simulation import (
     CAREFUL,
     SIMULATED,
-    SimulatedJudgment,
+    HitRef,
+    Profile,
     hits_by_topic,
     simulated_assessors,
     simulated_judgments,
@@ -43,7 +50,9 @@ from demo.synthetic.trec_runs import SYSTEMS
 from judges.fake_server_process import fake_judge_server
 from judges.models import JudgeEndpoint, ProbeItem
 from judges.services.probes import probe_add
+from pooling.core.algorithms.strategies.priority import pool_strategy
 from pooling.models import Hit, PoolItem, Run
+from pooling.services.pools import pool_build
 from pooling.services.runs import run_submit, team_ensure
 
 __all__ = [
@@ -64,6 +73,8 @@ LLM_ENDPOINT = "demo-fake-judge"  # the fake judge server the demo starts and st
 LLM_JUDGE_NAME = "llm-from-app"  # its grades, from a judge run inside the app
 OFFICIAL_MEASURES = ["ndcg_cut_10", "map", "P_10"]
 POOL_DEPTH = {"primary": 20, "alternate": 10}  # small pools: a demo to click through
+# A budgeted pool judged in priority order: (strategy, judgments per topic).
+POOL_STRATEGY = ("mm-ns", 15)
 FLAG_COMMENT = "I cannot tell whether this document is about the topic."
 INSTRUCTIONS = (
     "Read the topic's description and narrative: the narrative says what makes a document "
@@ -125,6 +136,10 @@ def build_trec_demo(
     task = _import(files, write)
     _configure(task, seed, organizer)
     _submit_runs(task, files, users)
+    name, budget = POOL_STRATEGY
+    strategy = pool_strategy(name, budget, "topic", seed)
+    pool_build(task=task, strategy=strategy)
+    write(f"  budgeted pool: {strategy.describe()}, judged in priority order")
     write(demo_build_pools(task.campaign))
     write(demo_assign(task.campaign, topics_each=1))
     write(_judge(task, files, seed, organizer))
@@ -214,37 +229,59 @@ def _judge(task: RetrievalTask, files: TrecCampaignFiles, seed: int, organizer: 
     and bob have made a start on theirs."""
     rng = random.Random(f"trec-demo:{seed}")
     truth = read_qrels(files.truth)
-    rows = Hit.objects.filter(item__topic__task=task).values_list(
-        "pk", "item__topic__number", "item__key"
-    )
-    latent = {hit_id: truth.get((number, key), 0) for hit_id, number, key in rows}
     people = simulated_assessors()
     profiles = {p.pk: SIMULATED.get(p.username, CAREFUL) for p in people}
     simulated = [p for p in people if p.username in SIMULATED]
     started = first_unjudged_assignments(task, [p for p in people if p not in simulated])
     official, duals = colleagues_take_over(task, simulated, organizer, rng)
-    hits = hits_by_topic(task)
-    made: list[SimulatedJudgment] = []
+    _, budget = POOL_STRATEGY
+    stored = 0
+    # Officials first, in priority order (each next item chosen from the judgments so far);
+    # the dual assessors then judge what their colleague judged; alice and bob have begun.
     for assignment, share in (
         *((a, rng.uniform(0.6, 1.0)) for a in official),
-        *((a, 1.0) for a in duals),
         *((a, rng.uniform(0.3, 0.5)) for a in started),
     ):
-        topic_hits = hits.get(assignment.topic_id, [])
-        made += simulated_judgments(
-            assignment,
-            topic_hits[: round(len(topic_hits) * share)],
-            latent,
-            profiles[assignment.assessor_id],
-            rng,
-            top=2,
-            flag_comment=FLAG_COMMENT,
-        )
-    stored = simulated_submit(made)
+        for _ in range(round(budget * share)):
+            item_id = priority_next_item(assignment=assignment)
+            if item_id is None:
+                break  # the budget is spent, or the runs hold nothing more
+            stored += _simulate(assignment, _hits_of([item_id]), truth, profiles, rng)
+    hits = hits_by_topic(task)
+    for assignment in duals:
+        stored += _simulate(assignment, hits.get(assignment.topic_id, []), truth, profiles, rng)
     return (
-        f"  {len(official)} topics judged by {len(simulated)} simulated colleagues, "
-        f"{len(duals)} of them dual-assessed, {stored} judgments"
+        f"  {len(official)} topics judged in priority order by {len(simulated)} simulated "
+        f"colleagues, {len(duals)} of them dual-assessed, {stored} judgments"
     )
+
+
+def _hits_of(item_ids: list[int]) -> list[HitRef]:
+    rows = Hit.objects.filter(item_id__in=item_ids).order_by("item_id", "position")
+    return [HitRef(hit_id, item_id) for hit_id, item_id in rows.values_list("pk", "item_id")]
+
+
+def _simulate(
+    assignment: Assignment,
+    hits: list[HitRef],
+    truth: dict[tuple[str, str], int],
+    profiles: dict[int, Profile],
+    rng: random.Random,
+) -> int:
+    """One simulated assessor's judgments of ``hits``, stored through the judging service."""
+    keys = dict(Hit.objects.filter(pk__in=[h.hit_id for h in hits]).values_list("pk", "item__key"))
+    number = assignment.topic.number
+    latent = {hit_id: truth.get((number, key), 0) for hit_id, key in keys.items()}
+    made = simulated_judgments(
+        assignment,
+        hits,
+        latent,
+        profiles[assignment.assessor_id],
+        rng,
+        top=2,
+        flag_comment=FLAG_COMMENT,
+    )
+    return simulated_submit(made)
 
 
 def _machine_judge(

@@ -245,3 +245,33 @@ class HumanSampleItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic} {self.item} ({self.inclusion:.3f})"
+
+
+class PoolPlanJob(JobRow):
+    """One run of the pool planner on a task's runs (evaluation.core.pool_planner), by a worker.
+
+    The prior judgments are kept as they were read (topic -> docno -> grade), so the job can be
+    run again and says what it was run on; ``rows`` is the planner's table."""
+
+    class Source(models.TextChoices):
+        QRELS = "qrels", "an uploaded qrels file"
+        RELEVANT = "relevant", "an uploaded relevance-only file"
+        JUDGMENTS = "judgments", "the judgments made so far"
+
+    task = models.ForeignKey(RetrievalTask, on_delete=models.CASCADE, related_name="pool_plans")
+    source = models.CharField(max_length=10, choices=Source.choices)
+    source_name = models.CharField(max_length=255, blank=True)  # the uploaded file's name
+    grades = models.JSONField(default=dict)  # the prior judgments: topic -> docno -> grade
+    strategies = models.JSONField(default=list)  # NAME[:PARAM] labels
+    budgets = models.JSONField(default=list)  # totals over all topics
+    measures = models.JSONField(default=list)
+    seed = models.IntegerField(default=0)
+    steps_done = models.PositiveIntegerField(default=0)  # strategies replayed
+    steps_total = models.PositiveIntegerField(default=0)
+    rows = models.JSONField(default=list, blank=True)  # PlanRow.as_dict() per strategy, budget
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Pool plan {self.id} of {self.task}"

@@ -5,9 +5,10 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from evaluation.models import EvaluationChunk, EvaluationJob
+from evaluation.models import EvaluationChunk, EvaluationJob, PoolPlanJob
 from evaluation.services import evaluation_job_run
 from evaluation.services.jobs import evaluation_chunk_task_run, evaluation_jobs_reap
+from evaluation.services.planner import PlanRequestError, pool_plan_run, pool_plans_reap
 from kernel.queue import JobSuperseded
 
 logger = logging.getLogger(__name__)
@@ -87,3 +88,38 @@ def evaluate_chunk_task(chunk_id: int, attempt: int | None = None) -> int:
 def reap_evaluation_jobs_task() -> int:
     """Re-queue evaluation jobs whose worker died (run by Celery beat, see settings)."""
     return len(evaluation_jobs_reap())
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,  # the job row is the result
+    time_limit=30 * 60,
+    soft_time_limit=28 * 60,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=3,
+)
+def plan_pools_task(job_id: int, attempt: int | None = None) -> int:
+    """Run attempt ``attempt`` of the pool plan ``job_id`` (evaluation.services.planner)."""
+    job = PoolPlanJob.objects.select_related("task").filter(pk=job_id).first()
+    if job is None:
+        logger.warning("pool plan %s no longer exists", job_id)
+        return 0
+    if job.status in (PoolPlanJob.Status.DONE, PoolPlanJob.Status.FAILED) or (
+        attempt is not None and attempt != job.attempts
+    ):
+        return len(job.rows)
+    try:
+        job = pool_plan_run(job=job)
+    except JobSuperseded as error:
+        logger.warning("pool plan %s stopped: %s", job_id, error)
+    except PlanRequestError as error:  # recorded on the job, which the organizer sees
+        logger.warning("pool plan %s refused: %s", job_id, error)
+    return len(job.rows)
+
+
+@shared_task(ignore_result=True, time_limit=60, soft_time_limit=50)
+def reap_pool_plans_task() -> int:
+    """Re-queue pool plans whose worker died (run by Celery beat, see settings)."""
+    return len(pool_plans_reap())

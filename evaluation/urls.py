@@ -3,6 +3,7 @@
 from django.urls import path
 
 from evaluation import views
+from evaluation.views import planner
 
 app_name = "evaluation"
 urlpatterns: list = [
@@ -23,4 +24,10 @@ urlpatterns: list = [
         name="judge-audit",
     ),
     path("results/jobs/<id:job_id>/progress/", views.job_progress, name="job-progress"),
+    path("results/<id:task_id>/pool-planner/", planner.planner_page, name="pool-planner"),
+    path(
+        "results/<id:task_id>/pool-planner/status/",
+        planner.planner_status,
+        name="pool-planner-status",
+    ),
 ]

@@ -7,6 +7,7 @@ from django.db import InterfaceError, OperationalError
 
 from collection.models import RetrievalTask
 from kernel.queue import PUBLISH_ERRORS, JobSuperseded
+from pooling.core.algorithms.strategies.priority import pool_strategy_from
 from pooling.models import PoolBuild
 from pooling.selectors.pool_cache import pool_cache_warm
 from pooling.services.pool_jobs import pool_builds_reap
@@ -42,7 +43,8 @@ def build_pools_task(build_id: int, attempt: int | None = None) -> dict[str, int
         return dict(build.stats)
     seed = build.parameters.get("seed")
     try:
-        finished = pool_build(task=build.task, seed=seed, build=build)
+        strategy = pool_strategy_from(build.parameters.get("strategy"))
+        finished = pool_build(task=build.task, seed=seed, build=build, strategy=strategy)
     except PoolBuildError as error:  # recorded on the build, which the organizer sees
         logger.warning("pool build %s refused: %s", build_id, error)
         return {}

@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 
 from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
 from assessment.selectors.item_state import item_previous_hit_ids, item_state
+from assessment.selectors.priority import grows_on_demand
 from assessment.selectors.progress import (
     assignment_for,
     item_statuses,
@@ -108,11 +109,19 @@ def _state(assignment: Assignment, item_id: int, judgments: list[Judgment]) -> d
         "total_hits": progress.hits,
         "judged_items": progress.judged_items,
         "total_items": progress.items,
-        "next_unjudged_url": (
-            reverse("assessment:judge", args=[assignment.pk, following]) if following else None
-        ),
+        "next_unjudged_url": _next_url(assignment, following),
         "items_url": reverse("assessment:items", args=[assignment.pk]),
     }
+
+
+def _next_url(assignment: Assignment, following: int | None) -> str | None:
+    """The next unjudged item; in a pool an adaptive strategy grows, once all are judged, the
+    page that asks the strategy for the next one (assessment.services.priority)."""
+    if following is not None:
+        return reverse("assessment:judge", args=[assignment.pk, following])
+    if grows_on_demand(assignment):
+        return reverse("assessment:continue", args=[assignment.pk])
+    return None
 
 
 class ItemJudgmentsView(APIView):

@@ -28,6 +28,7 @@ from assessment.selectors.guidelines import (
 )
 from assessment.selectors.item_state import item_hit_ids
 from assessment.selectors.judging import ItemPage, item_page
+from assessment.selectors.priority import growing_topics, grows_on_demand
 from assessment.selectors.progress import (
     ITEM_STATES,
     assignment_for,
@@ -37,6 +38,7 @@ from assessment.selectors.progress import (
     progress_of,
 )
 from assessment.services.judging import HitVerdict, JudgingNotFound, JudgmentInvalid, item_submit
+from assessment.services.priority import priority_next_item
 from collection.models import RetrievalTask
 from kernel.core.grades import MAX_GRADE
 from kernel.params import BadParameter, page_filter, parse_choice, parse_float, parse_text
@@ -72,15 +74,28 @@ def _item_url(assignment_id: int, item_id: int) -> str:
 def assess_home(request: HttpRequest) -> HttpResponse:
     """The assessor's assignments with progress bars and a way to continue each."""
     progress = assignments_with_progress(request.user)  # type: ignore[arg-type]
-    return render(request, "assessment/home.html", {"progress": progress})
+    # Only an assignment with nothing left to continue at may still grow (no query otherwise).
+    growing = growing_topics(p.assignment for p in progress if p.continue_item_id is None)
+    return render(request, "assessment/home.html", {"progress": progress, "growing": growing})
 
 
 @login_required
 def assess_continue(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    """The first unjudged item of the assignment, or its item list when all are judged."""
+    """The first unjudged item of the assignment, or its item list when all are judged.
+
+    In a pool an adaptive strategy grows as it is judged, "all judged" asks the strategy for
+    the next item (assessment.services.priority), until the budget is spent."""
     assignment = _assignment_or_404(request, assignment_id)
     statuses = item_statuses(assignment)
     first = next((s.item_id for s in statuses if s.judged < s.hits), None)
+    if first is None and assignment.topic_id in growing_topics([assignment]):
+        first = priority_next_item(assignment=assignment) if grows_on_demand(assignment) else None
+        if first is None:
+            messages.info(
+                request,
+                "Nothing more to judge: this topic's budget is spent, or its runs hold no "
+                "document left to judge.",
+            )
     if first is None:
         return redirect("assessment:items", assignment_id)
     return redirect(_item_url(assignment_id, first))
@@ -278,6 +293,9 @@ def _after_submit(
         messages.warning(request, f"Saved. {left} hit(s) of this item still need a grade.")
         return redirect(_item_url(assignment.pk, item_id))
     following = next_unjudged_item_id(statuses, item_id)
+    if following is None and grows_on_demand(assignment):
+        messages.success(request, f"Saved {submitted} judgment(s).")
+        return redirect("assessment:continue", assignment.pk)
     if following is None:
         messages.success(request, "Saved. Every item of this topic is judged — thank you!")
         return redirect("assessment:items", assignment.pk)

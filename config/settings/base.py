@@ -277,6 +277,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "evaluation.tasks.reap_evaluation_jobs_task",
         "schedule": 30.0,
     },
+    "reap-pool-plans": {"task": "evaluation.tasks.reap_pool_plans_task", "schedule": 30.0},
 }
 # Jobs (kernel.queue): a running job writes its heartbeat every JOB_HEARTBEAT_SECONDS; one
 # silent for JOB_STALE_SECONDS lost its worker and is queued again, JOB_MAX_ATTEMPTS in all.

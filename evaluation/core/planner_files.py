@@ -12,7 +12,7 @@ from pathlib import Path
 from sys import intern
 
 from evaluation.core.pool_planner import PlannerInput
-from evaluation.core.qrels import QrelsFormatError, qrels_grades, qrels_read_path
+from evaluation.core.qrels import QrelsFormatError, qrels_grades, qrels_parse, qrels_read_path
 from evaluation.core.runfiles import RunFileError, read_evaluation_run
 from evaluation.core.trec_measures import parse_measures
 
@@ -100,3 +100,39 @@ def planner_input_read(
         groups={tag: group_of.get(tag, tag) for tag in tags},
         measures=measures,
     )
+
+
+# A prior file the organizer uploads on the planner page is read whole in memory: bounded.
+MAX_PRIOR_BYTES = 50 * 1024 * 1024
+
+
+def prior_grades(
+    text: str, *, relevance_only: bool, name: str = "the file"
+) -> dict[str, dict[str, int]]:
+    """The prior judgments of an uploaded file: topic -> docno -> grade.
+
+    A qrels file (``topic iteration docno grade``) is read as every qrels file is. A
+    relevance-only file lists the relevant documents alone, ``topic docno`` a line (a qrels
+    line is read as its topic and docno): each is graded 1, and a document it does not list
+    counts as not relevant, as a document outside any prior qrels does in the planner."""
+    if not relevance_only:
+        try:
+            grades = qrels_grades(qrels_parse(text, trec_eval=True), kind="document")
+        except QrelsFormatError as error:
+            raise PlannerFileError(f"{name}: {error}") from None
+    else:
+        grades = {}
+        for number, line in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) not in (2, 4):
+                raise PlannerFileError(
+                    f"{name}, line {number}: expected 'topic docno' (2 columns) or a qrels line "
+                    f"(4), found {len(fields)} columns"
+                )
+            topic, doc = (fields[0], fields[1]) if len(fields) == 2 else (fields[0], fields[2])
+            grades.setdefault(topic, {})[doc] = 1
+    if not grades:
+        raise PlannerFileError(f"{name}: has no judgments")
+    return grades

@@ -23,7 +23,7 @@ from django.core.cache import cache
 from django.db.models import Exists, F, Subquery
 
 from collection.models import RetrievalTask
-from pooling.models import PoolBuild, Run
+from pooling.models import PoolBuild, PoolItem, Run
 from pooling.selectors.pool_export import EXPORT_KINDS, pool_export_lines
 from pooling.selectors.pool_inputs import pooled_task
 from pooling.selectors.pools import PoolStats, pool_stats
@@ -43,8 +43,10 @@ def pool_cache_key(task: RetrievalTask, name: str) -> str | None:
 
     One query: the campaign's runs, each with the latest build's id and finish time and
     whether a build is under way (the same on every row)."""
-    campaigns = {task.campaign_id, pooled_task(task).campaign_id}
+    target = pooled_task(task)
+    campaigns = {task.campaign_id, target.campaign_id}
     builds = PoolBuild.objects.filter(task__campaign_id__in=campaigns)
+    items = PoolItem.objects.filter(topic__task_id=target.pk)
     rows = list(
         Run.objects.filter(task__campaign_id__in=campaigns)
         .order_by("id")
@@ -53,16 +55,19 @@ def pool_cache_key(task: RetrievalTask, name: str) -> str | None:
             last_finished=Subquery(
                 builds.order_by(F("finished_at").desc(nulls_last=True)).values("finished_at")[:1]
             ),
+            # An adaptive budgeted pool grows between builds, an item at a time as judging
+            # asks for it (pooling.services.priority_items): its newest item is in the key.
+            last_item=Subquery(items.order_by("-id").values("id")[:1]),
             building=Exists(builds.filter(status__in=_ACTIVE)),
         )
-        .values_list(*_RUN_FIELDS, "last_build", "last_finished", "building")
+        .values_list(*_RUN_FIELDS, "last_build", "last_finished", "last_item", "building")
     )
-    if not rows or rows[0][-3] is None or rows[0][-1]:
+    if not rows or rows[0][-4] is None or rows[0][-1]:
         return None  # no runs or no build yet (nothing to cache), or a build under way
     digest = hashlib.sha256(repr([row[: len(_RUN_FIELDS)] for row in rows]).encode())
-    last, finished = rows[0][-3], rows[0][-2]
+    last, finished, last_item = rows[0][-4], rows[0][-3], rows[0][-2]
     stamp = finished.isoformat() if finished else ""
-    return f"pools:{name}:{task.pk}:{last}:{stamp}:{digest.hexdigest()[:32]}"
+    return f"pools:{name}:{task.pk}:{last}:{stamp}:{last_item}:{digest.hexdigest()[:32]}"
 
 
 def cached_pool_stats(task: RetrievalTask) -> PoolStats:

@@ -3,7 +3,9 @@
 - hits: one row per hit — topic, pool item key (post id, visual id or generated-answer id),
   post id, formula id, display order, vote, and the contributing runs with their ranks;
 - annotated: one row per contribution — topic, key, team, run, rank — from which any
-  depth-k pool can be recomputed (docs/pooling.md: the pool is kept annotated).
+  depth-k pool can be recomputed (docs/pooling.md: the pool is kept annotated);
+- order: the annotated rows with each item's place in its topic's judging order and whether
+  it is judged yet (a budgeted pool's strategy order; docs/pooling.md).
 Document tasks name each item by its docno, and their hits file has no post or
 formula id columns: ``topic docno display_order vote runs`` and ``topic docno team run rank``.
 
@@ -20,7 +22,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import NamedTuple
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from collection.models import RetrievalTask, Topic
 from kernel.core.spreadsheet import safe_cell
@@ -32,7 +34,9 @@ HITS_HEADER = ("topic", "key", "post_id", "formula_id", "display_order", "vote",
 ANNOTATED_HEADER = ("topic", "key", "team", "run", "rank")
 DOCUMENT_HITS_HEADER = ("topic", "docno", "display_order", "vote", "runs")
 DOCUMENT_ANNOTATED_HEADER = ("topic", "docno", "team", "run", "rank")
-EXPORT_KINDS = ("hits", "annotated")
+ORDER_HEADER = ("topic", "key", "order", "judged", "team", "run", "rank")
+DOCUMENT_ORDER_HEADER = ("topic", "docno", "order", "judged", "team", "run", "rank")
+EXPORT_KINDS = ("hits", "annotated", "order")
 _CHUNK_ROWS = 5_000  # rows fetched at a time from the database while the export streams
 
 
@@ -162,7 +166,45 @@ def annotated_pool_lines(task: RetrievalTask) -> Iterator[str]:
                 yield f"{item}{label.cells}\t{rank}\n"
 
 
+def _item_orders(target: RetrievalTask) -> dict[int, tuple[int, bool]]:
+    """Item id -> (its place in its topic's judging order, 1-based; judged by anyone yet?).
+
+    Assessors are served a topic's items in display order, so that order is the judging
+    order: a budgeted pool's strategy order, or the seeded shuffle of the task's rules. An
+    adaptive strategy's later items are not chosen yet and are not listed."""
+    rows = (
+        PoolItem.objects.filter(topic__task=target)
+        .order_by("topic_id", "display_order")
+        .annotate(judged=Exists(Hit.objects.filter(item=OuterRef("pk"), judgments__isnull=False)))
+        .values_list("topic_id", "id", "judged")
+    )
+    found: dict[int, tuple[int, bool]] = {}
+    for _topic, items in groupby(rows.iterator(chunk_size=_CHUNK_ROWS), key=itemgetter(0)):
+        for place, (_t, item_id, judged) in enumerate(items, start=1):
+            found[item_id] = (place, judged)
+    return found
+
+
+def judging_order_lines(task: RetrievalTask) -> Iterator[str]:
+    """The annotated pool with each item's place in the judging order and whether it is
+    judged: one row per contribution, topics in order, items in judging order."""
+    target = pooled_task(task)
+    documents = target.kind == RetrievalTask.Kind.DOCUMENT
+    yield _line(DOCUMENT_ORDER_HEADER if documents else ORDER_HEADER)
+    numbers = _topic_numbers(target)
+    orders = _item_orders(target)
+    for topic_id, pool in _contributions_by_topic(target):
+        number = _cell(numbers[topic_id])
+        for (item_id, key), rows in sorted(pool.items(), key=lambda pair: orders[pair[0][0]]):
+            place, judged = orders[item_id]
+            item = f"{number}\t{_cell(key)}\t{place}\t{'yes' if judged else 'no'}\t"
+            for rank, _order, label in rows:
+                yield f"{item}{label.cells}\t{rank}\n"
+
+
 def pool_export_lines(task: RetrievalTask, kind: str) -> Iterator[str]:
     if kind == "annotated":
         return annotated_pool_lines(task)
+    if kind == "order":
+        return judging_order_lines(task)
     return pool_hit_lines(task)

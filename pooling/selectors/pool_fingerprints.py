@@ -61,8 +61,10 @@ def topic_fingerprints(
     topics: Sequence[tuple[int, str]],
     *,
     collection_id: int | None = None,
+    strategy: dict[str, Any] | None = None,
 ) -> dict[int, str]:
-    """Topic pk -> SHA-256 (hex) of what a build of that topic reads."""
+    """Topic pk -> SHA-256 (hex) of what a build of that topic reads (and the budgeted
+    strategy it pools by, when there is one)."""
     described = {entry["run"]: entry for entry in runs.described}
     topic_runs: dict[int, set[int]] = defaultdict(set)
     openqa = set(runs.openqa_run_ids)
@@ -79,6 +81,8 @@ def topic_fingerprints(
         else:
             topic_runs[topic_id].add(run_id)
     common: dict[str, Any] = {"kind": kind, "settings": settings.as_dict()}
+    if strategy is not None:
+        common["strategy"] = strategy
     if kind == "formula":  # visual ids come from the collection's formula index
         common["formula_index"] = formula_index_state()
     if kind == "document":  # the items point to documents of the task's collection
@@ -125,9 +129,12 @@ def topics_to_build(
     *,
     full: bool = False,
     collection_id: int | None = None,
+    strategy: dict[str, Any] | None = None,
 ) -> tuple[list[tuple[int, str]], dict[int, str]]:
     """The topics whose fingerprint differs from their stored pool's (every topic if ``full``),
     in ``topics``' order, and every topic's fingerprint."""
-    fingerprints = topic_fingerprints(kind, settings, runs, topics, collection_id=collection_id)
+    fingerprints = topic_fingerprints(
+        kind, settings, runs, topics, collection_id=collection_id, strategy=strategy
+    )
     built = {} if full else stored_fingerprints([topic_id for topic_id, _ in topics])
     return [t for t in topics if built.get(t[0]) != fingerprints[t[0]]], fingerprints

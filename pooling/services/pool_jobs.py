@@ -9,13 +9,19 @@ from django.db import transaction
 
 from collection.models import RetrievalTask
 from kernel.queue import Reaped, job_enqueue_on_commit, jobs_reap
+from pooling.core.algorithms.strategies.priority import PoolStrategy
 from pooling.models import PoolBuild
 
 
 def pool_build_request(
-    *, task: RetrievalTask, requested_by: Any = None, seed: int | None = None
+    *,
+    task: RetrievalTask,
+    requested_by: Any = None,
+    seed: int | None = None,
+    strategy: PoolStrategy | None = None,
 ) -> PoolBuild:
-    """Record a pending build and hand it to a Celery worker once the transaction commits.
+    """Record a pending build (with its budgeted ``strategy``, if any) and hand it to a Celery
+    worker once the transaction commits.
 
     Raises `kernel.queue.QueueUnavailable` (the build is then recorded as failed) when the
     task queue cannot be reached."""
@@ -23,7 +29,9 @@ def pool_build_request(
 
     with transaction.atomic():
         build = PoolBuild.objects.create(
-            task=task, requested_by=requested_by, parameters={"seed": seed}
+            task=task,
+            requested_by=requested_by,
+            parameters={"seed": seed, "strategy": strategy.as_dict() if strategy else None},
         )
         job_enqueue_on_commit(
             model=PoolBuild, job_id=build.pk, attempt=build.attempts, celery_task=build_pools_task

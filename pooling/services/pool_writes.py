@@ -9,7 +9,7 @@ contribution and each item's chosen hits are recorded.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from pooling.core.algorithms import (
 from pooling.locks import topic_pools_lock
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem, TopicPoolState
 from pooling.selectors.pool_inputs import StoredPool, stored_pools
+from pooling.services.strategy_pools import TopicPriority
 
 _ITEM_FIELDS = (
     "topic_id",
@@ -68,10 +69,15 @@ def pool_chunk_write(
     counts: Counter[str],
     done: int,
     fingerprints: dict[int, str],
+    priority: Mapping[int, TopicPriority] | None = None,
 ) -> None:
     """Bring the stored pools of a few topics to their plans in one transaction, without
     losing or re-ordering anything already stored, and record the ``fingerprints`` of the
-    inputs they were built from; ``done`` topics are then finished."""
+    inputs they were built from; ``done`` topics are then finished.
+
+    A topic in ``priority`` is a budgeted pool: its plan is completed from what is stored
+    (``TopicPriority.complete``) and new items are ordered as the strategy judges them."""
+    priority = priority or {}
     topic_ids = [topic_id for topic_id, _number, _plan in chunk]
     changes = _Changes()
     with transaction.atomic():
@@ -82,8 +88,12 @@ def pool_chunk_write(
         topic_pools_lock(topic_ids=topic_ids)
         stored = stored_pools(topic_ids)
         for topic_id, number, plan in chunk:
+            if topic_id in priority:
+                priority[topic_id].complete(plan, stored[topic_id])
             _retire_vanished(stored[topic_id], plan, changes)
-            changes.new_items += _new_item_rows(topic_id, number, plan, stored[topic_id], settings)
+            changes.new_items += _new_item_rows(
+                topic_id, number, plan, stored[topic_id], settings, priority.get(topic_id)
+            )
         item_ids = _write_items(topic_ids, changes, build, counts)
         for topic_id, number, plan in chunk:
             ids = {key: item_ids[(topic_id, key)] for key in plan}
@@ -142,10 +152,15 @@ def _new_item_rows(
     plan: dict[str, PlannedItem],
     stored: StoredPool,
     settings: PoolSettings,
+    priority: TopicPriority | None = None,
 ) -> list[tuple[Any, ...]]:
-    """Rows of the planned items not stored yet, ordered after every stored one."""
+    """Rows of the planned items not stored yet, ordered after every stored one: shuffled,
+    or in the strategy's judging order for a budgeted pool."""
     existing_orders = {key: order for key, (_pk, order, _o) in stored.items.items()}
-    orders = display_orders(existing_orders, plan, topic_rng(settings.seed, number))
+    if priority is not None:
+        orders = priority.display_orders(existing_orders, plan)
+    else:
+        orders = display_orders(existing_orders, plan, topic_rng(settings.seed, number))
     return [
         (
             topic_id,

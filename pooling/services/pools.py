@@ -15,13 +15,14 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, NoReturn
 
 from django.utils import timezone
 
 from collection.models import RetrievalTask, Topic
 from kernel.queue import JobSuperseded, job_checkpoint, job_claim, job_heartbeat
 from pooling.core.algorithms import PlannedItem, PoolSettings, plan_answer_topic, plan_formula_topic
+from pooling.core.algorithms.strategies.priority import PoolStrategy
 from pooling.models import PoolBuild
 from pooling.selectors.pool_fingerprints import topics_to_build
 from pooling.selectors.pool_inputs import (
@@ -33,6 +34,7 @@ from pooling.selectors.pool_inputs import (
     pooled_runs,
     pooling_target,
 )
+from pooling.selectors.strategy_inputs import STRATEGY_KINDS, current_strategy, topic_strategy
 from pooling.services.document_pools import DocumentsMissing, document_plans
 
 # pool_build_request and pool_builds_reap are re-exported: callers written before the queue part
@@ -40,6 +42,11 @@ from pooling.services.document_pools import DocumentsMissing, document_plans
 from pooling.services.pool_jobs import pool_build_request as pool_build_request
 from pooling.services.pool_jobs import pool_builds_reap as pool_builds_reap
 from pooling.services.pool_writes import pool_chunk_write
+from pooling.services.strategy_pools import (
+    StrategyMissingDocuments,
+    TopicPriority,
+    strategy_priorities,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +68,7 @@ def pool_build(
     progress: Progress | None = None,
     build: PoolBuild | None = None,
     full: bool = False,
+    strategy: PoolStrategy | Literal["keep"] | None = "keep",
 ) -> PoolBuild:
     """Build (or rebuild) the pools of ``task`` and return the finished PoolBuild.
 
@@ -72,23 +80,43 @@ def pool_build(
     Only topics whose inputs' fingerprint changed since their pool was written are recomputed
     (the others would come out unchanged); ``full`` recomputes every topic, e.g.
     after the collection's formulas changed, which no fingerprint covers.
+
+    A ``strategy`` pools a document task to a budget in priority order instead of by the
+    task's rules (pooling.services.strategy_pools); a task budget spans every topic, so any
+    change recomputes them all. None builds by the task's rules; by default a build keeps the
+    strategy of the task's last finished build.
     """
     target = _target(task, build)
+    if strategy == "keep":
+        strategy = current_strategy(target.pk)
+    if strategy is not None and target.kind not in STRATEGY_KINDS:
+        _refuse(build, f"{task}: budgeted strategies pool document and answer tasks only")
     settings = pool_settings(target, seed)
     runs = pooled_runs(target)
     topics = list(Topic.objects.filter(task=target).order_by("id").values_list("id", "number"))
+    recorded = strategy.as_dict() if strategy is not None else None
     changed, fingerprints = topics_to_build(
-        target.kind, settings, runs, topics, full=full, collection_id=target.collection_id
+        target.kind,
+        settings,
+        runs,
+        topics,
+        full=full or (strategy is not None and strategy.scope == "task"),
+        collection_id=target.collection_id,
+        strategy=recorded,
     )
     skipped = len(topics) - len(changed)
-    build = _start(build, task, settings, runs, len(topics))
+    build = _start(build, task, settings, runs, len(topics), recorded)
     attempt = build.attempts
     counts: Counter[str] = Counter(topics_recomputed=len(changed), topics_skipped=skipped)
     try:
         with job_heartbeat(model=PoolBuild, job_id=build.pk, attempt=attempt):
+            priorities = _priorities(target, strategy, runs, changed)
             for start in range(0, len(changed), TOPICS_PER_PASS):
                 chunk = changed[start : start + TOPICS_PER_PASS]
-                plans = list(_plans(target, settings, runs, chunk))
+                if strategy is None:
+                    plans = list(_plans(target, settings, runs, chunk))
+                else:  # the strategy's documents are added to what is kept, under the lock
+                    plans = [(topic_id, number, {}) for topic_id, number in chunk]
                 done = skipped + start + len(chunk)
                 pool_chunk_write(
                     chunk=plans,
@@ -97,6 +125,7 @@ def pool_build(
                     counts=counts,
                     done=done,
                     fingerprints=fingerprints,
+                    priority=priorities,
                 )
                 job_checkpoint("pool_build", done)
                 if progress is not None:
@@ -109,6 +138,41 @@ def pool_build(
         )
         raise
     return _finish(build, counts, len(topics))
+
+
+def _priorities(
+    target: RetrievalTask,
+    strategy: PoolStrategy | None,
+    runs: PooledRuns,
+    topics: Sequence[tuple[int, str]],
+) -> dict[int, TopicPriority]:
+    """What a budgeted build adds to each of ``topics`` (none without a strategy)."""
+    if strategy is None or not topics:
+        return {}
+    previous = {}
+    for topic_id in [topic_id for topic_id, _ in topics]:
+        recorded, _build = topic_strategy(topic_id)
+        previous[topic_id] = recorded.label if recorded is not None else None
+    try:
+        return strategy_priorities(
+            kind=target.kind,
+            collection_id=target.collection_id,
+            spec=strategy,
+            runs=runs,
+            topics=topics,
+            previous=previous,
+        )
+    except StrategyMissingDocuments as error:
+        raise PoolBuildError(str(error)) from error
+
+
+def _refuse(build: PoolBuild | None, message: str) -> NoReturn:
+    """A PoolBuildError (and a queued ``build`` marked failed, so the organizer sees why)."""
+    if build is not None:
+        PoolBuild.objects.filter(pk=build.pk).update(
+            status=PoolBuild.Status.FAILED, error=message, finished_at=timezone.now()
+        )
+    raise PoolBuildError(message)
 
 
 def _target(task: RetrievalTask, build: PoolBuild | None) -> RetrievalTask:
@@ -130,10 +194,11 @@ def _start(
     settings: PoolSettings,
     runs: PooledRuns,
     topics_total: int,
+    strategy: dict[str, Any] | None = None,
 ) -> PoolBuild:
     """Mark the build running (a new one when called without a queued build)."""
     fields: dict[str, Any] = {
-        "parameters": {**settings.as_dict(), "runs": runs.described},
+        "parameters": {**settings.as_dict(), "runs": runs.described, "strategy": strategy},
         "topics_total": topics_total,
         "topics_done": 0,
         "error": "",

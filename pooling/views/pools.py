@@ -23,7 +23,10 @@ from kernel.queue import QueueUnavailable
 from pooling.selectors.pool_cache import cached_pool_export, cached_pool_stats
 from pooling.selectors.pool_export import EXPORT_KINDS
 from pooling.selectors.pools import build_status, latest_build, overlap_matrix, pooled_tasks
+from pooling.selectors.priority_dashboard import priority_spend
+from pooling.selectors.strategy_inputs import STRATEGY_KINDS, current_strategy
 from pooling.services.pool_jobs import pool_build_request, pool_builds_reap
+from pooling.views.pool_forms import PoolStrategyForm
 
 
 @require_GET
@@ -39,6 +42,7 @@ def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
     pool_builds_reap()  # a build whose worker died shows as re-queued or failed, not running
     stats = cached_pool_stats(task)
     build = latest_build(task)
+    strategy = current_strategy(task.pk)
     context = {
         "task": task,
         "stats": stats,
@@ -46,6 +50,11 @@ def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "build": build,
         "status": build_status(build),
         "running": build is not None and build.status in ("pending", "running"),
+        "strategy": strategy,
+        "spend": priority_spend(task) if strategy is not None else None,
+        "strategy_form": PoolStrategyForm(
+            initial=PoolStrategyForm.initial_for(strategy, task.pool_seed)
+        ),
         "build_stats": [
             (name.replace("_", " "), value)
             for name, value in (build.stats if build else {}).items()
@@ -59,8 +68,27 @@ def pool_page(request: HttpRequest, task_id: int) -> HttpResponse:
 def pool_build_start(request: HttpRequest, task_id: int) -> HttpResponseBase:
     task = task_for(request.user, task_id)
     wants_json = "application/json" in request.headers.get("Accept", "")
+    strategy = current_strategy(task.pk)
+    if "strategy" in request.POST:  # the form's choice; without it a rebuild keeps the last
+        form = PoolStrategyForm(request.POST, task_seed=task.pool_seed)
+        if not form.is_valid() or (
+            form.cleaned_data["pool_strategy"] is not None and task.kind not in STRATEGY_KINDS
+        ):
+            problem = (
+                "; ".join(
+                    f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items()
+                )
+                or "budgeted strategies pool document and answer tasks only"
+            )
+            if wants_json:
+                return JsonResponse(
+                    {**build_status(latest_build(task)), "detail": problem}, status=400
+                )
+            messages.error(request, f"Nothing was built. {problem}")
+            return redirect("pooling:pool", task_id=task.pk)
+        strategy = form.cleaned_data["pool_strategy"]
     try:
-        build = pool_build_request(task=task, requested_by=request.user)
+        build = pool_build_request(task=task, requested_by=request.user, strategy=strategy)
     except QueueUnavailable as error:
         if wants_json:
             body = {**build_status(latest_build(task)), "detail": str(error)}

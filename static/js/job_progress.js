@@ -99,6 +99,7 @@
         method: "POST",
         headers: { Accept: "application/json", "X-CSRFToken": csrf },
         credentials: "same-origin",
+        body: new FormData(form), // the form's choices (a pool build's strategy), if any
       })
         .then(function (response) {
           if (response.status === 503) {

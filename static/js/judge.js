@@ -279,9 +279,14 @@
   function go(url, push) {
     fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
       .then(function (response) {
-        if (!response.ok || new URL(response.url).pathname !== new URL(url, location.href).pathname) {
+        // A budgeted pool's next item is asked of /assess/<assignment>/, which redirects to
+        // the item the strategy chose: the page landed on is the one to show and remember.
+        var landed = new URL(response.url).pathname;
+        var asked = new URL(url, location.href).pathname;
+        if (!response.ok || (landed !== asked && !(response.redirected && /^\/assess\/\d+\/\d+\/$/.test(landed)))) {
           throw new Error("not a judging page");
         }
+        url = response.url;
         return response.text();
       })
       .then(function (text) {

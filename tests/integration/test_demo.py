@@ -15,7 +15,7 @@ from demo.arqmath_campaign import CAMPAIGN
 from demo.people import USERS
 from demo.trec_campaign import TREC_CAMPAIGN, TREC_COLLECTION
 from evaluation.models import EvaluationResult
-from pooling.models import PoolItem, Run, RunRow, Team
+from pooling.models import PoolBuild, PoolItem, Run, RunRow, Team
 
 pytestmark = pytest.mark.django_db
 
@@ -139,3 +139,23 @@ def test_demo_builds_the_trec_style_campaign_when_issue_13_commands_exist(
     results = EvaluationResult.objects.filter(run__task=task)
     assert results.count() == 5
     assert all(r.measures.get("ndcg_cut_10") is not None for r in results)
+    # A budgeted pool (MM-NS, 15 a topic) judged in priority order: each topic's items were
+    # first judged in the order the strategy added them, and never more than the budget.
+    build = PoolBuild.objects.filter(task=task).latest("pk")
+    assert build.parameters["strategy"]["name"] == "mm-ns:0.5"
+    for topic in topics:
+        items = list(
+            PoolItem.objects.filter(topic=topic)
+            .order_by("display_order")
+            .values_list("pk", flat=True)
+        )
+        assert 1 <= len(items) <= 15
+        first_judged = []
+        for item_id in (
+            human.filter(hit__item__topic=topic, assignment__purpose="official")
+            .order_by("pk")
+            .values_list("hit__item_id", flat=True)
+        ):
+            if item_id not in first_judged:
+                first_judged.append(item_id)
+        assert first_judged == items[: len(first_judged)]

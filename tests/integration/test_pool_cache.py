@@ -74,7 +74,7 @@ PATHS = [
 def test_first_request_after_a_build_is_served_from_the_cache_when_the_worker_warmed_it(
     organizer: Client, built: RetrievalTask
 ) -> None:
-    assert pool_cache_warm(built) == 3  # the figures and both exports
+    assert pool_cache_warm(built) == 4  # the figures and the three exports
     assert pool_cache_warm(built) == 0  # nothing left to compute
     for path in PATHS:
         url = path.format(built.pk)

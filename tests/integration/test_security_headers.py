@@ -66,6 +66,7 @@ NOT_PAGES = {
     "evaluation:results-download": "file download",
     "evaluation:qrels-download": "TSV download",
     "evaluation:job-progress": "JSON",
+    "evaluation:pool-planner-status": "JSON",
     "api-schema": "OpenAPI YAML",
 }
 
@@ -107,6 +108,8 @@ def demo(tmp_path: Path) -> dict[str, Any]:
         **rag,
         "judge": judge.pk,
         "task": task.pk,
+        # The TREC demo's document task: a budgeted pool, and the planner's page.
+        "documents": RetrievalTask.objects.get(campaign__name="TREC demo", kind="document").pk,
         "assignment": assignment.pk,
         "item": item.pk,
         "thread": Thread.objects.order_by("pk").first().pk,  # type: ignore[union-attr]
@@ -145,6 +148,8 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("evaluation:publication", "organizer", (task,)),
         Page("evaluation:human-sample", "organizer", (task,)),
         Page("evaluation:judge-audit", "organizer", (task, ids["judge"]), "ci=1"),
+        Page("pooling:pool", "organizer", (ids["documents"],)),
+        Page("evaluation:pool-planner", "organizer", (ids["documents"],)),
         Page("evaluation:index", "carol"),
         Page("api-docs", ""),
         Page("admin:index", "organizer"),

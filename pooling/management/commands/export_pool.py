@@ -1,4 +1,4 @@
-"""``manage.py export_pool --campaign C --task T --out FILE [--kind hits|annotated]``."""
+"""``manage.py export_pool --campaign C --task T --out FILE [--kind hits|annotated|order]``."""
 
 from pathlib import Path
 from typing import Any

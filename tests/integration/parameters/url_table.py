@@ -258,6 +258,16 @@ URLS: dict[str, Entry] = {
     ),
     "evaluation:qrels-download": Entry(path={"version_id": "qrels"}),
     "evaluation:job-progress": Entry(path={"job_id": "job"}),
+    "evaluation:pool-planner": Entry(
+        path=TASK,
+        bodies=(
+            Body(
+                {"source": "judgments", "strategies": "rrf", "seed": "0"},
+                ("source", "strategies", "budgets", "seed"),
+            ),
+        ),
+    ),
+    "evaluation:pool-planner-status": Entry(path=TASK),
     # REST
     "pooling_api:run-list": Entry(
         query=PAGE,

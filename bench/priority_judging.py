@@ -1,0 +1,147 @@
+"""Benchmark: budgeted pools judged in priority order, 30 topics x 60 runs x 1,000 rows.
+
+The size of TREC-COVID round 1's pooled runs (56 runs, 30 topics, 1,000 rows each). Loads a
+synthetic document collection and runs into a scratch PostgreSQL database, then prints:
+- a build with a static strategy (``rrf``, per-topic budget) and with an adaptive one
+  (``mm-ns``), each the service's own time;
+- judging in priority order: an official assessor per topic asks for the next item (the
+  server replays the strategy over the topic's judgments so far, under the topic's pool lock,
+  and adds the item) and judges it through the judging service, ``--judge`` times a topic; the
+  time of each ask (median, 95th percentile, largest) and of each submit.
+
+    .venv/bin/python bench/priority_judging.py [--small] [--topics N] [--runs N] [--rows N]
+
+The scratch database is ``<DATABASE_URL's name>_prioritybench`` (created and dropped here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.pooling import _admin, _scratch_database, report  # noqa: E402
+from bench.pooling_data import rankings  # noqa: E402
+from bench.pooling_documents import setup_task, store_runs  # noqa: E402
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def judge_in_priority_order(task: object, judgments: int) -> tuple[list[float], list[float]]:
+    """Each topic's official assessor asks for the next item and grades it, ``judgments``
+    times; the seconds of each ask and of each submit."""
+    from django.contrib.auth.models import User
+
+    from assessment.models import Assignment
+    from assessment.services.judging import HitVerdict, item_submit
+    from assessment.services.priority import priority_next_item
+    from pooling.models import Hit, PoolItem
+
+    asks, submits = [], []
+    assessor = User.objects.create_user("bench-assessor", password="x")  # noqa: S106
+    for topic in task.topics.order_by("id"):  # type: ignore[attr-defined]
+        assignment = Assignment.objects.create(
+            topic=topic, assessor=assessor, purpose=Assignment.Purpose.OFFICIAL
+        )
+        assignment = Assignment.objects.select_related("topic__task").get(pk=assignment.pk)
+        for step in range(judgments):
+            start = time.perf_counter()
+            item_id = priority_next_item(assignment=assignment)
+            asks.append(time.perf_counter() - start)
+            if item_id is None:
+                break
+            key = PoolItem.objects.get(pk=item_id).key
+            hit = Hit.objects.get(item_id=item_id)
+            # Every fifth position relevant: the strategy's runs disagree on what to pull next.
+            grade = 2 if (int(key.rsplit("-", 1)[1]) + step) % 5 == 0 else 0
+            start = time.perf_counter()
+            item_submit(
+                assignment=assignment,
+                item=PoolItem(pk=item_id, topic_id=topic.pk),
+                assessor=assessor,
+                verdicts=[HitVerdict(hit_id=hit.pk, grade=grade)],
+            )
+            submits.append(time.perf_counter() - start)
+    return asks, submits
+
+
+def run_benchmark(args: argparse.Namespace) -> None:
+    from django.db import connection
+
+    from pooling.core.algorithms.strategies.priority import pool_strategy
+    from pooling.models import PoolItem
+    from pooling.services.pools import pool_build
+
+    print(
+        f"priority judging: {args.topics} topics x {args.runs} runs x {args.rows} rows, string "
+        f"docnos, PostgreSQL, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    task, topics, runs = setup_task(args.topics, args.runs)
+    stored = store_runs(runs, topics, rankings(args.topics, args.runs, args.rows, args.seed))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    print(f"{'setup: rows stored':<46} {stored:>8,}")
+    start = time.perf_counter()
+    pool_build(task=task, strategy=pool_strategy("rrf", args.budget, "topic", 1))
+    items = PoolItem.objects.filter(topic__task=task).count()
+    report("build, rrf, per-topic budget", time.perf_counter() - start, f"{items:,} items")
+    start = time.perf_counter()
+    pool_build(task=task, strategy=pool_strategy("mm-ns", args.budget, "topic", 1))
+    items = PoolItem.objects.filter(topic__task=task).count()
+    report("build, mm-ns (first item of each topic)", time.perf_counter() - start, f"{items} items")
+    asks, submits = judge_in_priority_order(task, args.judge)
+    report(
+        "ask for the next item (median)",
+        statistics.median(asks),
+        f"p95 {percentile(asks, 0.95) * 1000:.0f} ms, max {max(asks) * 1000:.0f} ms, "
+        f"{len(asks)} asks",
+    )
+    report("submit a judgment (median)", statistics.median(submits), f"{len(submits)} submits")
+    print(f"{'load average at the end':<46} {os.getloadavg()[0]:8.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topics", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--rows", type=int, default=1_000)
+    parser.add_argument("--budget", type=int, default=100, help="judgments per topic")
+    parser.add_argument("--judge", type=int, default=20, help="judgments made per topic")
+    parser.add_argument("--small", action="store_true", help="5 topics x 10 runs x 200 rows")
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    if args.small:
+        args.topics, args.runs, args.rows, args.judge = 5, 10, 200, 5
+    url = _scratch_database().replace("_poolbench", "_prioritybench")
+    name = urlsplit(url).path.lstrip("/")
+    _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
+    _admin(url, f'CREATE DATABASE "{name}"')
+    os.environ.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="config.settings.dev")
+    os.environ.pop("REDIS_URL", None)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connections
+
+    try:
+        call_command("migrate", verbosity=0)
+        run_benchmark(args)
+    finally:
+        connections.close_all()
+        _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
+
+
+if __name__ == "__main__":
+    main()

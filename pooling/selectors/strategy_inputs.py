@@ -1,0 +1,185 @@
+"""What a budgeted pool reads: every pooled run's ranked docnos per topic, and its strategy.
+
+Strategies weigh whole runs (a fusion sums over every rank; an adaptive strategy walks a run
+as deep as judging takes it), so a run's rows are read whole, not to a depth. A run is named
+by its tag, or ``team/tag`` where two teams used one tag, so a topic's runs look as the
+planner (``manage.py simulate_pools``) sees them in run files.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from pooling.core.algorithms.strategies import Ranked
+from pooling.core.algorithms.strategies.priority import (
+    PoolStrategy,
+    pool_strategy_from,
+    ranked_docnos,
+)
+from pooling.models import PoolBuild, Run, RunRow, TopicPoolState
+
+_RUNROW = RunRow._meta.db_table
+
+
+@dataclass
+class StrategyRuns:
+    """topic number -> run name -> docnos in trec_eval's order; run name -> run id."""
+
+    ranked: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    run_ids: dict[str, int] = field(default_factory=dict)
+
+    def as_ranked(self) -> Ranked:
+        return self.ranked
+
+    def contributions(self, topic: str, docno: str) -> dict[int, int]:
+        """Run id -> the rank at which it retrieved ``docno`` for ``topic``."""
+        found = {}
+        for name, docs in self.ranked.get(topic, {}).items():
+            try:
+                found[self.run_ids[name]] = docs.index(docno) + 1
+            except ValueError:
+                continue
+        return found
+
+
+def run_names(run_ids: Sequence[int]) -> dict[int, str]:
+    """Run id -> its tag, or ``team/tag`` when another of the runs has the same tag."""
+    rows = list(Run.objects.filter(pk__in=run_ids).values_list("id", "tag", "team__name"))
+    tags = [tag for _pk, tag, _team in rows]
+    return {pk: tag if tags.count(tag) == 1 else f"{team}/{tag}" for pk, tag, team in rows}
+
+
+# The column naming a run row's item, per kind of task a strategy may pool (answer tasks:
+# the post id, as text, as their pool items' keys are).
+_ITEM_COLUMN = {"document": "docno", "answer": "CAST(post_id AS TEXT)"}
+_ITEM_FILTER = {"document": "docno <> ''", "answer": "post_id IS NOT NULL"}
+STRATEGY_KINDS = tuple(_ITEM_COLUMN)
+
+
+# Each run's first ``depth`` distinct items in trec_eval's order (score descending, then the
+# item descending as bytes: the "C" collation), ranked by the database: an adaptive strategy
+# asking for its next item reads a few rows a run instead of every row of the topic.
+_PREFIX_SQL = """
+SELECT run_id, topic_id, score, item FROM (
+    SELECT run_id, topic_id, score, item, ROW_NUMBER() OVER (
+        PARTITION BY run_id, topic_id ORDER BY score DESC, item COLLATE "C" DESC) AS place
+    FROM (
+        SELECT run_id, topic_id, MAX(score) AS score, {column} AS item FROM {table}
+        WHERE run_id IN ({runs}) AND topic_id IN ({topics}) AND {filter}
+        GROUP BY run_id, topic_id, {column}
+    ) AS distinct_items
+) AS ranked WHERE place <= %s
+"""
+
+
+def strategy_runs(
+    run_ids: Sequence[int],
+    topics: Sequence[tuple[int, str]],
+    kind: str = "document",
+    depth: int | None = None,
+) -> StrategyRuns:
+    """The pooled runs' rankings for ``topics`` ((pk, number) pairs), one query: whole, or
+    each run's first ``depth`` items (PostgreSQL; elsewhere whole, cut here)."""
+    found = StrategyRuns()
+    if not run_ids or not topics:
+        return found
+    names = run_names(run_ids)
+    numbers = dict(topics)
+    rows: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
+    runs_in = ", ".join(["%s"] * len(run_ids))
+    topics_in = ", ".join(["%s"] * len(numbers))
+    params: list[int] = [*run_ids, *numbers]
+    if depth is not None and connection.vendor == "postgresql":
+        sql = _PREFIX_SQL.format(
+            column=_ITEM_COLUMN[kind],
+            table=_RUNROW,
+            runs=runs_in,
+            topics=topics_in,
+            filter=_ITEM_FILTER[kind],
+        )
+        params.append(depth)
+    else:
+        sql = (
+            f"SELECT run_id, topic_id, score, {_ITEM_COLUMN[kind]} FROM {_RUNROW} "  # noqa: S608
+            f"WHERE run_id IN ({runs_in}) AND topic_id IN ({topics_in}) AND {_ITEM_FILTER[kind]}"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        for run_id, topic_id, score, docno in cursor.fetchall():
+            rows[(numbers[topic_id], names[run_id])].append((score, docno))
+    for (number, name), run_rows in sorted(rows.items()):
+        found.ranked.setdefault(number, {})[name] = ranked_docnos(run_rows)[:depth]
+    found.ranked.update({number: {} for number in numbers.values() if number not in found.ranked})
+    found.run_ids = {name: pk for pk, name in names.items()}
+    return found
+
+
+def topic_strategy(topic_id: int) -> tuple[PoolStrategy | None, PoolBuild | None]:
+    """The strategy the topic's stored pool was built with (None: the task's own rules), and
+    that build."""
+    state = TopicPoolState.objects.filter(topic_id=topic_id).select_related("built_by").first()
+    if state is None or state.built_by is None:
+        return None, None
+    build = state.built_by
+    return pool_strategy_from(build.parameters.get("strategy")), build
+
+
+def current_strategy(task_id: int) -> PoolStrategy | None:
+    """The strategy of the task's latest finished build: what a rebuild keeps unless the
+    organizer picks another (None: the task's own rules)."""
+    parameters = (
+        PoolBuild.objects.filter(task_id=task_id, status=PoolBuild.Status.DONE)
+        .order_by("-id")
+        .values_list("parameters", flat=True)
+        .first()
+    )
+    return pool_strategy_from((parameters or {}).get("strategy"))
+
+
+def adaptive_topics(topic_ids: Sequence[int]) -> set[int]:
+    """Of ``topic_ids``, those whose stored pool an adaptive strategy grows as it is judged
+    (one query)."""
+    if not topic_ids:
+        return set()
+    rows = TopicPoolState.objects.filter(
+        topic_id__in=topic_ids, built_by__parameters__strategy__adaptive=True
+    ).values_list("topic_id", flat=True)
+    return set(rows)
+
+
+# Where each run ranks one item in trec_eval's order (as ``_PREFIX_SQL`` orders them).
+_RANK_SQL = """
+SELECT run_id, place FROM (
+    SELECT run_id, item, ROW_NUMBER() OVER (
+        PARTITION BY run_id ORDER BY score DESC, item COLLATE "C" DESC) AS place
+    FROM (
+        SELECT run_id, {column} AS item, MAX(score) AS score FROM {table}
+        WHERE run_id IN ({runs}) AND topic_id = %s AND {filter}
+        GROUP BY run_id, {column}
+    ) AS distinct_items
+) AS ranked WHERE item = %s
+"""
+
+
+def item_ranks(
+    run_ids: Sequence[int], topic: tuple[int, str], kind: str, item: str
+) -> dict[int, int]:
+    """Run id -> the rank at which it retrieved ``item`` for ``topic`` (its contributions),
+    without reading the runs whole on PostgreSQL."""
+    if not run_ids:
+        return {}
+    if connection.vendor != "postgresql":
+        return strategy_runs(run_ids, [topic], kind).contributions(topic[1], item)
+    sql = _RANK_SQL.format(
+        column=_ITEM_COLUMN[kind],
+        table=_RUNROW,
+        runs=", ".join(["%s"] * len(run_ids)),
+        filter=_ITEM_FILTER[kind],
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*run_ids, topic[0], item])
+        return {run_id: int(rank) for run_id, rank in cursor.fetchall()}

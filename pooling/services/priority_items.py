@@ -1,0 +1,94 @@
+"""The next item of an adaptive budgeted pool, added when an assessor asks for it.
+
+An adaptive strategy (mtf, mm, mm-ns) chooses each next document from the topic's judgments
+so far, so its pool grows one item at a time as judging goes (``pooling.services
+.strategy_pools`` writes the first). The judgments are the caller's to read (they live in the
+assessment app): ``pool_next_item_add`` gets them as (docno, relevant) pairs in the order they
+were made, and must run in the transaction that took the topic's pool lock first
+(``pooling.locks``), so two assessors asking at once get the same next item, never two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.db.models import Max
+
+from collection.models import Topic
+from pooling.core.algorithms import PlannedItem
+from pooling.core.algorithms.strategies.priority import PoolStrategy, adaptive_next
+from pooling.models import Contribution, Hit, PoolBuild, PoolItem
+from pooling.selectors.pool_inputs import document_ids, pooled_runs
+from pooling.selectors.strategy_inputs import item_ranks, strategy_runs
+
+
+def budget_left(spec: PoolStrategy, topic: Topic) -> int:
+    """Judgments the budget still allows for ``topic``: its own, or the task's that are left
+    (topics judged at once share a task budget as they ask, first come, first served)."""
+    if spec.scope == "topic":
+        spent = PoolItem.objects.filter(topic=topic).count()
+    else:
+        spent = PoolItem.objects.filter(topic__task_id=topic.task_id).count()
+    return max(spec.budget - spent, 0)
+
+
+def pool_next_item_add(
+    *,
+    topic: Topic,
+    spec: PoolStrategy,
+    build: PoolBuild | None,
+    judged: Sequence[tuple[str, bool]],
+) -> PoolItem | None:
+    """The item of the strategy's next document for ``topic`` after ``judged``, added to the
+    pool if it is not there yet; None when the budget is spent or the runs hold nothing more.
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("pool_next_item_add runs in the transaction that holds the pool lock")
+    if budget_left(spec, topic) <= 0:
+        return None
+    task = topic.task
+    specs = pooled_runs(task).specs
+    # A run's pointer never passes more documents than are judged: each run's first
+    # len(judged) + 1 documents decide the next one exactly as its whole ranking would.
+    runs = strategy_runs(
+        [s.run_id for s in specs], [(topic.pk, topic.number)], task.kind, depth=len(judged) + 1
+    )
+    docno = adaptive_next(spec, topic.number, runs.ranked[topic.number], judged)
+    if docno is None:
+        return None
+    stored = PoolItem.objects.filter(topic=topic, key=docno).first()
+    if stored is not None:  # judged under another strategy, or handed out already
+        return stored
+    # The prefixes read stop short of the runs that retrieved it lower down: ask for its ranks.
+    contributions = item_ranks(
+        [s.run_id for s in specs], (topic.pk, topic.number), task.kind, docno
+    )
+    if task.kind == "answer":  # a post: its id is the key
+        planned = PlannedItem(docno, contributions, post_id=int(docno))
+    else:
+        ids = document_ids(task.collection_id, {docno}) if task.collection_id else {}
+        if docno not in ids:
+            return None  # the collection lost it since the runs were checked: nothing to show
+        planned = PlannedItem(docno, contributions, document_id=ids[docno])
+    last = PoolItem.objects.filter(topic=topic).aggregate(last=Max("display_order"))["last"]
+    item = PoolItem.objects.create(
+        topic=topic,
+        key=docno,
+        post_id=planned.post_id,
+        document_id=planned.document_id,
+        display_order=(last or 0) + 1,
+        entered_build=build,
+    )
+    Hit.objects.create(
+        item=item,
+        post_id=planned.post_id,
+        document_id=planned.document_id,
+        position=0,
+        vote=planned.vote,
+    )
+    Contribution.objects.bulk_create(
+        Contribution(item=item, run_id=run_id, rank=rank)
+        for run_id, rank in planned.contributions.items()
+    )
+    return item

@@ -1,0 +1,176 @@
+"""The pool planner on a document task's pool page: the organizer uploads prior judgments (a
+qrels file or a relevance-only file) or takes the judgments made so far, picks strategies and
+budgets, a worker replays them on the task's runs, and the page shows the table and a chart.
+
+The expected table is the planner's on the same runs read from their files
+(``planner_input_read``, as ``manage.py simulate_pools`` reads them), not from the database."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from evaluation.core.planner_files import planner_input_read
+from evaluation.core.pool_planner import plan_pools
+from evaluation.models import PoolPlanJob
+from pooling.core.algorithms.strategies import parse_strategy
+from tests.factories.collection import UserFactory
+from tests.integration.test_priority_pools import (
+    TOPICS,
+    document_task,
+    ranked_from_files,
+    relevant,
+    shuffled_runs,
+)
+
+FILES = shuffled_runs({"bm25": 71, "dense": 72, "rm3": 73, "splade": 74})
+MEASURES = ["map", "P_10", "ndcg_cut_10", "bpref"]  # a document task's defaults
+
+
+def prior_qrels() -> str:
+    """Every retrieved document judged: every third relevant (grade 1 or 2)."""
+    docs = {
+        (t, d) for t, runs in ranked_from_files(FILES).items() for ds in runs.values() for d in ds
+    }
+    return "".join(
+        f"{t} 0 {d} {(2 if int(d[-1]) % 2 else 1) if relevant(d) else 0}\n" for t, d in sorted(docs)
+    )
+
+
+def wait_for(job: PoolPlanJob, timeout: float = 120) -> PoolPlanJob:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job.refresh_from_db()
+        if job.status in (PoolPlanJob.Status.DONE, PoolPlanJob.Status.FAILED):
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"plan {job.pk} still {job.status}")
+
+
+def expected_rows(tmp_path: Path, qrels: str, strategies: list[str], budgets: list[int]) -> list:
+    runs = []
+    for tag, text in FILES.items():
+        path = tmp_path / f"{tag}.run"
+        path.write_text(text)
+        runs.append(path)
+    (tmp_path / "qrels").write_text(qrels)
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("".join(f"{tag}\tPlan-{tag}\n" for tag in FILES))
+    data = planner_input_read(tmp_path / "qrels", runs, MEASURES, groups=groups)
+    return [
+        row.as_dict()
+        for row in plan_pools(data, [parse_strategy(s) for s in strategies], budgets, seed=2)
+    ]
+
+
+@pytest.mark.worker
+def test_planner_page_replays_strategies_on_the_tasks_runs_when_qrels_uploaded(
+    celery_worker, tmp_path: Path
+) -> None:
+    task = document_task("Plan", FILES)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="org", is_staff=True))
+    url = reverse("evaluation:pool-planner", args=[task.pk])
+    pool_page = organizer.get(reverse("pooling:pool", args=[task.pk])).content.decode()
+    assert url in pool_page  # the pool page links to the planner
+
+    response = organizer.post(
+        url,
+        {
+            "source": "qrels",
+            "prior": SimpleUploadedFile("last-year.qrels", prior_qrels().encode()),
+            "strategies": "depth rrf mm-ns",
+            "budgets": "8 20",
+            "seed": "2",
+        },
+    )
+
+    assert response.status_code == 302
+    job = wait_for(PoolPlanJob.objects.get(task=task))
+    assert job.status == "done", job.error
+    expected = expected_rows(tmp_path, prior_qrels(), ["depth", "rrf", "mm-ns"], [8, 20])
+    assert [(r["strategy"], r["budget"], r["judgments"], r["relevant"]) for r in job.rows] == [
+        (r["strategy"], r["budget"], r["judgments"], r["relevant"]) for r in expected
+    ]
+    for got, want in zip(job.rows, expected, strict=True):
+        assert got["tau"] == pytest.approx(want["tau"])
+        assert got["tau_ap"] == pytest.approx(want["tau_ap"])
+        for name in MEASURES:
+            assert got["max_group_drop"][name]["drop"] == pytest.approx(
+                want["max_group_drop"][name]["drop"]
+            )
+            assert got["max_group_drop"][name]["group"] == want["max_group_drop"][name]["group"]
+    page = organizer.get(url).content.decode()
+    table = page.split('id="planner-table"', 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr>") == 1 + 6
+    assert '<td class="strategy">mm-ns:0.5</td>' in table
+    chart = page.split('id="planner-chart"', 1)[1].split("</svg>", 1)[0]
+    assert chart.count("<polyline") == 3
+    assert chart.count("<circle") == 6
+    assert "<script" not in chart
+    status = organizer.get(reverse("evaluation:pool-planner-status", args=[task.pk])).json()
+    assert (status["status"], status["steps_done"], status["steps_total"]) == ("done", 3, 3)
+
+
+@pytest.mark.worker
+def test_relevance_only_file_and_judgments_so_far_are_prior_judgments_when_picked(
+    celery_worker, tmp_path: Path
+) -> None:
+    task = document_task("Plan-Rel", FILES)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="org", is_staff=True))
+    url = reverse("evaluation:pool-planner", args=[task.pk])
+    relevant_only = "".join(
+        f"{line.split()[0]} {line.split()[2]}\n"
+        for line in prior_qrels().splitlines()
+        if line.split()[3] != "0"
+    )
+    organizer.post(
+        url,
+        {
+            "source": "relevant",
+            "prior": SimpleUploadedFile("rel.txt", relevant_only.encode()),
+            "strategies": "rrf",
+            "budgets": "10",
+            "seed": "2",
+        },
+    )
+    job = wait_for(PoolPlanJob.objects.get(task=task))
+    assert job.status == "done", job.error
+    binary = "".join(
+        f"{t} 0 {d} 1\n" for t, d in (line.split() for line in relevant_only.splitlines())
+    )
+    want = expected_rows(tmp_path, binary, ["rrf"], [10])[0]
+    assert (job.rows[0]["judgments"], job.rows[0]["relevant"]) == (
+        want["judgments"],
+        want["relevant"],
+    )
+    assert sorted(job.grades) == sorted(TOPICS)
+
+    # Nothing judged yet: the judgments so far are refused with a reason, nothing queued.
+    refused = organizer.post(url, {"source": "judgments", "strategies": "rrf", "seed": "0"})
+    assert refused.status_code == 400
+    assert "no judgment" in refused.content.decode()
+    bad = organizer.post(
+        url,
+        {
+            "source": "qrels",
+            "prior": SimpleUploadedFile("bad.qrels", b"1 0 prio-0001 x\n"),
+            "strategies": "rrf",
+            "seed": "0",
+        },
+    )
+    assert bad.status_code == 400
+    assert re.search(
+        r"bad\.qrels: invalid qrels: line 1: grade 'x' is not an integer",
+        html.unescape(bad.content.decode()),
+    )
+    assert PoolPlanJob.objects.filter(task=task).count() == 1
