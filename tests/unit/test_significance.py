@@ -4,6 +4,7 @@ scipy and statsmodels (dev extra) are the oracles; the module itself does not us
 """
 
 import random
+from itertools import combinations
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from evaluation.core.significance import (
     holm,
     kendall_tau,
     paired_t_test,
+    pairwise_randomization_p,
     pairwise_tests,
     randomization_test,
     student_t_two_sided_p,
@@ -106,3 +108,36 @@ def test_kendall_tau_matches_scipy_tau_b_when_ties(pairs: list[tuple[int, int]])
         assert ours != ours
     else:
         assert ours == pytest.approx(expected)
+
+
+def exact_sign_flip_p(a: list[float], b: list[float]) -> float:
+    """The exact two-sided sign-flip p over all 2^n assignments (no Monte Carlo)."""
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    observed = abs(sum(diffs))
+    flips = range(1 << len(diffs))
+    return sum(
+        abs(sum(-d if (mask >> i) & 1 else d for i, d in enumerate(diffs))) >= observed - 1e-12
+        for mask in flips
+    ) / (1 << len(diffs))
+
+
+def test_all_pairs_randomization_agrees_with_the_exact_test_for_each_pair() -> None:
+    rng = random.Random(11)
+    base = [rng.random() for _ in range(11)]
+    per_topic = {
+        name: [x + shift + rng.gauss(0, 0.2) for x in base]
+        for name, shift in (("a", 0.0), ("b", -0.05), ("c", 0.2), ("d", 0.0))
+    }
+    found = pairwise_randomization_p(per_topic, seed=4, trials=40_000)
+    assert found == pairwise_randomization_p(per_topic, seed=4, trials=40_000)
+    pairs = list(combinations(per_topic, 2))
+    assert len(found) == len(pairs) == 6
+    for (x, y), p in zip(pairs, found, strict=True):
+        assert p == pytest.approx(exact_sign_flip_p(per_topic[x], per_topic[y]), abs=0.008)
+
+
+def test_all_pairs_randomization_gives_1_for_identical_runs_and_nothing_for_one_run() -> None:
+    assert pairwise_randomization_p({"a": [0.2, 0.4], "b": [0.2, 0.4]}, trials=50) == [1.0]
+    assert pairwise_randomization_p({"a": [0.2, 0.4]}, trials=50) == []
+    with pytest.raises(ValueError, match="same topics"):
+        pairwise_tests({"a": [0.2, 0.4], "b": [0.1]}, trials=10)
