@@ -31,7 +31,7 @@ pytestmark = pytest.mark.django_db
 MAX_QUERIES = {
     "assessment:organize_task": 17,
     "assessment:organize_assignments": 15,
-    "assessment:organize_training": 12,  # + the machine judges a round's gold may come from
+    "assessment:organize_training": 13,  # + the machine judges for gold, the training archives
     "assessment:organize_agreement": 11,
     "assessment:organize_adjudication": 10,
     "assessment:organize_export_judgments": 5,
