@@ -27,7 +27,7 @@ def test_a_task_added_in_the_admin_takes_its_kind_defaults_but_keeps_what_was_ty
     client.force_login(UserFactory.create(is_staff=True, is_superuser=True))
     campaign = CampaignFactory.create()
     data = _add_form(client)
-    data.update(campaign=str(campaign.pk), kind="answer", alternate_depth="30")
+    data.update(campaign=str(campaign.pk), name="task1", kind="answer", alternate_depth="30")
     response = client.post(reverse("admin:collection_retrievaltask_add"), data, follow=True)
     assert response.status_code == 200, response.content[:500]
     task = RetrievalTask.objects.get(campaign=campaign)
@@ -40,6 +40,6 @@ def test_an_openqa_task_added_in_the_admin_keeps_every_topic() -> None:
     client.force_login(UserFactory.create(is_staff=True, is_superuser=True))
     campaign = CampaignFactory.create()
     data = _add_form(client)
-    data.update(campaign=str(campaign.pk), kind="openqa")
+    data.update(campaign=str(campaign.pk), name="task3", kind="openqa")
     client.post(reverse("admin:collection_retrievaltask_add"), data)
     assert RetrievalTask.objects.get(campaign=campaign).min_relevant == 0

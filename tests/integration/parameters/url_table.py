@@ -163,6 +163,15 @@ URLS: dict[str, Entry] = {
             ),
         ),
     ),
+    "assessment:organize_training_archive": Entry(
+        path=TASK,
+        bodies=(
+            Body(
+                {"name": "R", "assessors": "{candidate}", "items_per_topic": "1"},
+                ("name", "assessors", "items_per_topic", "seed", "topic_numbers", "topic_format"),
+            ),
+        ),
+    ),
     "assessment:organize_agreement": Entry(path=TASK, query=("ci", "machines")),
     "assessment:organize_adjudication": Entry(
         path=TASK,
@@ -268,6 +277,13 @@ URLS: dict[str, Entry] = {
         ),
     ),
     "evaluation:pool-planner-status": Entry(path=TASK),
+    "evaluation:human-sample": Entry(
+        path=TASK,
+        bodies=(
+            Body({"judge": "{judge}", "budget": "2", "seed": "0"}, ("judge", "budget", "seed")),
+        ),
+    ),
+    "evaluation:judge-audit": Entry(path={"task_id": "task", "judge_id": "judge"}, query=("ci",)),
     # REST
     "pooling_api:run-list": Entry(
         query=PAGE,
@@ -363,6 +379,16 @@ URLS: dict[str, Entry] = {
         ),
     ),
     "evaluation_api:qrels-detail": Entry(path={"pk": "qrels"}),
+    "evaluation_api:human-sample": Entry(
+        path=TASK,
+        bodies=(
+            Body(
+                {"judge": "{judge}", "budget": 2},
+                ("judge", "budget", "seed", "uncertain_share"),
+                as_json=True,
+            ),
+        ),
+    ),
     "evaluation_api:qrels-download": Entry(path={"pk": "qrels"}),
     "evaluation_api:results-list": Entry(query=("task", "qrels", *PAGE)),
     "evaluation_api:qrels-readiness": Entry(path=TASK, query=("min_relevant", "use_dual")),
