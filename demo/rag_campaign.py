@@ -22,6 +22,7 @@ from django.core.management import call_command
 
 from assessment.models import Assignment
 from collection.models import Campaign, DocumentCollection, RetrievalTask, Topic
+from collection.services.tasks import task_get_or_create
 from nuggets.core.scores import Support
 from nuggets.models import CitationLabel, Nugget, NuggetLabel, NuggetProposal
 from nuggets.services.labels import CitationVerdict, citation_labels_submit, nugget_labels_submit
@@ -222,12 +223,13 @@ def build_rag_demo(
     folder.mkdir(parents=True, exist_ok=True)
     trec_task = RetrievalTask.objects.get(campaign__name=trec_campaign)
     campaign, _ = Campaign.objects.get_or_create(name=RAG_CAMPAIGN)
-    task = RetrievalTask.objects.create(
+    task, _ = task_get_or_create(
         campaign=campaign,
         kind=RetrievalTask.Kind.RAG,
         collection=DocumentCollection.objects.get(name=collection),
-        title="Generated answers with citations, judged by nuggets",
     )
+    task.title = "Generated answers with citations, judged by nuggets"
+    task.save(update_fields=["title"])
     for topic in trec_task.topics.order_by("id")[:TOPICS]:
         Topic.objects.create(
             task=task,

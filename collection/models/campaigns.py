@@ -143,6 +143,8 @@ class RetrievalTask(models.Model):
             models.UniqueConstraint(
                 fields=["campaign", "name"], name="task_name_unique_per_campaign"
             ),
+            # Commands, uploads and pages name a task by it: never empty.
+            models.CheckConstraint(condition=~models.Q(name=""), name="task_name_not_empty"),
             models.CheckConstraint(
                 condition=models.Q(relevance_level__gte=1, relevance_level__lte=4),
                 name="task_relevance_level_range",

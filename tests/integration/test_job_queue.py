@@ -291,6 +291,9 @@ def test_beat_schedule_names_the_reaper_tasks_when_celery_loads(settings: object
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}  # type: ignore[attr-defined]
     assert scheduled == {
         "pooling.tasks.reap_pool_builds_task",
-        "evaluation.tasks.reap_evaluation_jobs_task",
+        "judges.tasks.reap_judge_runs_task",
+        "evaluation.tasks.reap_evaluation_jobs_task",  # jobs and their chunks
+        "evaluation.tasks.reap_pool_plans_task",
     }
+    celery_app.loader.import_default_modules()  # what a worker does first: every app's tasks
     assert scheduled <= set(celery_app.tasks)
