@@ -35,7 +35,7 @@ class EndpointSerializer(serializers.Serializer):
     price_per_1k_tokens = serializers.FloatField(min_value=0, max_value=1000, default=0.0)
 
 
-class RunSerializer(serializers.Serializer):
+class JudgeRunSerializer(serializers.Serializer):
     endpoint = serializers.CharField(max_length=100, help_text="The endpoint's name.")
     judge = serializers.CharField(max_length=100)
     prompt_version = serializers.IntegerField(min_value=0, required=False, allow_null=True)
@@ -50,7 +50,7 @@ def _problems(errors: dict) -> list[str]:
 class EndpointListView(APIView):
     permission_classes = [IsOrganizer]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(operation_id="judges_endpoints_list", responses=OpenApiTypes.OBJECT)
     def get(self, request: Request) -> Response:
         return Response([endpoint_as_dict(e) for e in JudgeEndpoint.objects.all()[:200]])
 
@@ -94,10 +94,10 @@ class TaskRunsView(APIView):
         judge_runs_reap()
         return Response([run_status(run) for run in runs_of(task)])
 
-    @extend_schema(request=RunSerializer, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=JudgeRunSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, task_id: int) -> Response:
         task = task_for(request.user, task_id)
-        data = RunSerializer(data=request.data)
+        data = JudgeRunSerializer(data=request.data)
         if not data.is_valid():
             return Response({"problems": _problems(data.errors)}, status=400)
         values = data.validated_data

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -66,6 +68,7 @@ class RagRunUploadView(APIView):
     def get_throttles(self) -> list[Any]:
         return [run_upload_throttle()]
 
+    @extend_schema(request=RagRunUploadSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request) -> Response:
         upload = RagRunUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
@@ -140,10 +143,12 @@ class TopicNuggetsView(APIView):
     permission_classes = [IsOrganizer]
     parser_classes = [JSONParser]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, topic_id: int) -> Response:
         topic = rag_topic_for(topic_id)
         return Response({"topic": topic.number, "nuggets": _nugget_json(topic.pk)})
 
+    @extend_schema(request=NuggetChangeSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, topic_id: int) -> Response:
         topic = rag_topic_for(topic_id)
         change = NuggetChangeSerializer(data=request.data)
@@ -223,6 +228,7 @@ class AssignmentLabelsView(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [JSONParser]
 
+    @extend_schema(request=LabelsSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, assignment_id: int) -> Response:
         assignment = own_nugget_assignment(request.user, assignment_id)
         body = LabelsSerializer(data=request.data)
@@ -268,6 +274,7 @@ class AssignmentCitationsView(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [JSONParser]
 
+    @extend_schema(request=CitationLabelsSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, assignment_id: int) -> Response:
         assignment = own_nugget_assignment(request.user, assignment_id)
         body = CitationLabelsSerializer(data=request.data)
@@ -298,6 +305,7 @@ class TaskScoresView(APIView):
 
     permission_classes = [IsOrganizer]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, task_id: int) -> Response:
         task = task_for(request.user, task_id)
         scores = task_nugget_scores(task)
