@@ -289,6 +289,16 @@ def _keys(entry: Mapping[str, Any], where: str, problems: list[str]) -> tuple[st
     return tuple(keys)
 
 
+def _label_and_definition(
+    entry: Mapping[str, Any], where: str, problems: list[str]
+) -> tuple[str, str]:
+    """The label (required) and definition every grade, flag and question carries."""
+    label = _text(entry, "label", where, MAX_LABEL, problems)
+    if not label:
+        problems.append(f"{where}: the label is empty")
+    return label, _text(entry, "definition", where, MAX_DEFINITION, problems)
+
+
 def _grade(entry: Any, index: int, problems: list[str]) -> GradeDefinition | None:
     if not isinstance(entry, Mapping):
         problems.append(f"grade #{index + 1}: expected an object with value, label, keys")
@@ -298,10 +308,7 @@ def _grade(entry: Any, index: int, problems: list[str]) -> GradeDefinition | Non
         problems.append(f"grade #{index + 1}: the value must be a whole number")
         return None
     where = f"grade {value}"
-    label = _text(entry, "label", where, MAX_LABEL, problems)
-    if not label:
-        problems.append(f"{where}: the label is empty")
-    definition = _text(entry, "definition", where, MAX_DEFINITION, problems)
+    label, definition = _label_and_definition(entry, where, problems)
     return GradeDefinition(value, label, _keys(entry, where, problems), definition)
 
 
@@ -315,10 +322,7 @@ def _flag(entry: Any, index: int, problems: list[str]) -> FlagDefinition | None:
         problems.append(f"flag #{index + 1}: unknown flag {code!r} (known: {known})")
         return None
     where = f"flag {FLAG_LABELS[code]}"
-    label = _text(entry, "label", where, MAX_LABEL, problems)
-    if not label:
-        problems.append(f"{where}: the label is empty")
-    definition = _text(entry, "definition", where, MAX_DEFINITION, problems)
+    label, definition = _label_and_definition(entry, where, problems)
     return FlagDefinition(code, label, _keys(entry, where, problems), definition)
 
 
@@ -334,10 +338,7 @@ def _question(entry: Any, index: int, problems: list[str]) -> QuestionDefinition
         )
         return None
     where = f"question {code}"
-    label = _text(entry, "label", where, MAX_LABEL, problems)
-    if not label:
-        problems.append(f"{where}: the label is empty")
-    definition = _text(entry, "definition", where, MAX_DEFINITION, problems)
+    label, definition = _label_and_definition(entry, where, problems)
     raw_topics = entry.get("topics", [])
     if isinstance(raw_topics, str):
         raw_topics = keys_parse(raw_topics)
