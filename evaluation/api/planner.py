@@ -58,7 +58,7 @@ class StrategyField(serializers.CharField):
 
 
 class PlanRequestSerializer(serializers.Serializer):
-    source = serializers.ChoiceField(
+    source = serializers.ChoiceField(  # type: ignore[assignment]  # the field, not Field.source
         choices=PoolPlanJob.Source.choices,
         help_text="the prior judgments: an uploaded qrels file, an uploaded relevance-only file "
         "(``topic docno`` a line), or the task's judgments so far",
@@ -126,7 +126,7 @@ class PlanSerializer(serializers.Serializer):
     joined = serializers.BooleanField(
         required=False, help_text="the same plan was already queued or running: this is it"
     )
-    source = serializers.ChoiceField(choices=PoolPlanJob.Source.choices)
+    source = serializers.ChoiceField(choices=PoolPlanJob.Source.choices)  # type: ignore[assignment]
     source_name = serializers.CharField()
     prior_judgments = serializers.IntegerField()
     strategies = serializers.ListField(child=serializers.CharField())

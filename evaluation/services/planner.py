@@ -145,10 +145,11 @@ def pool_plan_request(
         names = official_measures_check(task.kind, measures)
     except MeasureNameError as error:
         raise PlanRequestError(str(error), field="measures") from None
+    labels = list(dict.fromkeys(s.label for s in strategies))
     wanted = {
         "source": source,
         "grades": grades,
-        "strategies": list(dict.fromkeys(s.label for s in strategies)),
+        "strategies": labels,
         "budgets": budgets,
         "measures": names or official_measure_names(task.kind, task.official_measures) or [],
         "seed": seed,
@@ -168,7 +169,7 @@ def pool_plan_request(
         job = PoolPlanJob.objects.create(
             task=task,
             source_name=source_name[:255],
-            steps_total=len(wanted["strategies"]),
+            steps_total=len(labels),
             requested_by=requested_by,
             **wanted,
         )

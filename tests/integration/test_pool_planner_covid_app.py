@@ -221,7 +221,7 @@ def test_planner_replays_real_trec_covid_runs_when_started_through_rest(
     # Depth-k, judgment for judgment, and the MAP ranking's tau, from the files alone.
     grades = covid["grades"]
     relevant_total = sum(1 for g in grades.values() if g >= 1)
-    full = defaultdict(set)
+    full: defaultdict[str, set[str]] = defaultdict(set)
     for (topic, doc), grade in grades.items():
         full[topic] |= {doc} if grade >= 1 else set()
     runs = covid["runs"]
@@ -234,7 +234,7 @@ def test_planner_replays_real_trec_covid_runs_when_started_through_rest(
         if not pool:
             continue
         checked.append(row["budget"])
-        reduced = defaultdict(set)
+        reduced: defaultdict[str, set[str]] = defaultdict(set)
         for topic, doc in pool:
             reduced[topic] |= {doc} if grades.get((topic, doc), 0) >= 1 else set()
         tags = sorted(runs)
