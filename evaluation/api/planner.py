@@ -71,7 +71,8 @@ class PlanRequestSerializer(serializers.Serializer):
         child=StrategyField(),
         min_length=1,
         max_length=MAX_STRATEGIES,
-        default=list(DEFAULT_STRATEGIES),
+        default=lambda: [parse_strategy(name) for name in DEFAULT_STRATEGIES],
+        help_text="NAME or NAME:PARAM (depth rrf rbp mtf mm mm-ns); default: all six",
     )
     budgets = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_BUDGET),

@@ -231,7 +231,15 @@ def test_planner_endpoints_are_for_organizers_and_document_tasks_when_asked(db) 
     client = organizer()
     assert client.get(reverse("evaluation_api:pool-plans", args=[answers.pk])).status_code == 404
     assert client.get(reverse("evaluation_api:pool-plan", args=[task.pk, 999])).status_code == 404
-    plan = start(client, task.pk).json()["id"]
+    as_json = client.post(  # a JSON body: the judgments so far, of which there are none yet
+        plans, {"source": "judgments", "budgets": [5]}, content_type="application/json"
+    )
+    assert as_json.status_code == 400
+    assert as_json.json() == {"source": ["the prior judgments hold no judgment"]}
+    every = start(client, task.pk, strategies=None)  # none named: all six
+    assert every.status_code == 202
+    assert every.json()["strategies"] == ["depth", "rrf:60", "rbp:0.8", "mtf", "mm", "mm-ns:0.5"]
+    plan = every.json()["id"]
     other = document_task("Plan-Other", FILES)
     # A plan is read through its own task only.
     assert client.get(reverse("evaluation_api:pool-plan", args=[other.pk, plan])).status_code == 404
