@@ -199,6 +199,12 @@ def test_planner_replays_real_trec_covid_runs_when_started_through_rest(
         return organizer.get(status["result"]).json()
 
     rows = plan()
+    for row in rows:  # the table, for the reader of ``pytest -s``
+        print(
+            f"{row['strategy']:<10} {row['budget']:>5} {row['judgments']:>5} {row['relevant']:>5}"
+            f" {row['relevant_share']:.3f} tau(map) {row['tau']['map']:.3f}"
+            f" drop {row['max_group_drop']['map']['drop']:.4f}"
+        )
     assert [(r["strategy"].split(":")[0], r["budget"]) for r in rows] == [
         (name, b) for name in DEFAULT_STRATEGIES for b in budgets
     ]
