@@ -4,6 +4,7 @@ from django.urls import path
 
 from evaluation.api import views
 from evaluation.api.human_sample import HumanSampleView
+from evaluation.api.planner import PoolPlanDetailView, PoolPlanListView, PoolPlanResultView
 
 app_name = "evaluation_api"
 urlpatterns: list = [
@@ -25,6 +26,17 @@ urlpatterns: list = [
         "tasks/<id:task_id>/human-sample/",
         HumanSampleView.as_view(),
         name="human-sample",
+    ),
+    path("tasks/<id:task_id>/pool-plans/", PoolPlanListView.as_view(), name="pool-plans"),
+    path(
+        "tasks/<id:task_id>/pool-plans/<id:plan_id>/",
+        PoolPlanDetailView.as_view(),
+        name="pool-plan",
+    ),
+    path(
+        "tasks/<id:task_id>/pool-plans/<id:plan_id>/result/",
+        PoolPlanResultView.as_view(),
+        name="pool-plan-result",
     ),
     path(
         "results/<id:task_id>/publication/",

@@ -14,6 +14,8 @@ from sys import intern
 from typing import Any
 
 from django.db import connection
+from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 
 from collection.models import RetrievalTask, Topic
 from evaluation.models import PoolPlanJob
@@ -50,6 +52,24 @@ def planner_runs(task: RetrievalTask, topics: Sequence[str]) -> TaskRuns:
                 if number in wanted:
                     runs[names[run_id]].setdefault(number, {})[intern(docno)] = score
     return TaskRuns(runs, {names[pk]: team for pk, team in accepted})
+
+
+# The number of prior judgments, counted by PostgreSQL: a plan's prior may hold millions.
+_PRIOR_JUDGMENTS = (
+    "SELECT coalesce(sum((SELECT count(*) FROM jsonb_object_keys(docs.value))), 0) "  # noqa: S608
+    f"FROM jsonb_each({PoolPlanJob._meta.db_table}.grades) AS docs"
+)
+
+
+def task_plans(task: RetrievalTask) -> QuerySet[PoolPlanJob]:
+    """The task's plans, newest first, without their prior judgments and tables (read
+    apart), each with ``prior_judgments``."""
+    return (
+        PoolPlanJob.objects.filter(task=task)
+        .defer("grades", "rows")
+        .annotate(prior_judgments=RawSQL(_PRIOR_JUDGMENTS, ()))  # noqa: S611
+        .order_by("-pk")
+    )
 
 
 def latest_plan(task: RetrievalTask) -> PoolPlanJob | None:

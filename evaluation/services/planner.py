@@ -8,17 +8,19 @@ and stores the table. The same core as ``manage.py simulate_pools``, on the data
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, BinaryIO
 
 from django.db import transaction
 from django.utils import timezone
 
 from collection.models import RetrievalTask
-from evaluation.core.official import official_measure_names
+from evaluation.core.official import official_measure_names, official_measures_check
+from evaluation.core.planner_files import MAX_PRIOR_BYTES, PlannerFileError, prior_grades
 from evaluation.core.pool_planner import Planner, PlannerInput
 from evaluation.core.qrels import qrels_from_judgments, qrels_grades
 from evaluation.core.trec_measures import parse_measures
+from evaluation.core.trec_names import MeasureNameError
 from evaluation.models import PoolPlanJob
 from evaluation.selectors import judgment_records
 from evaluation.selectors.planner import planner_runs
@@ -41,7 +43,28 @@ MAX_STRATEGIES = 12
 
 
 class PlanRequestError(ValueError):
-    """A plan that cannot start (shown to the organizer)."""
+    """A plan that cannot start (shown to the organizer); ``field`` names the input at fault."""
+
+    def __init__(self, message: str, *, field: str = "detail") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class PlanBusyError(PlanRequestError):
+    """Another plan of the task, asked with other inputs, is still queued or running."""
+
+    def __init__(self, message: str, *, job: PoolPlanJob) -> None:
+        super().__init__(message)
+        self.job = job
+
+
+@dataclass(frozen=True)
+class PlanStart:
+    job: PoolPlanJob
+    joined: bool  # the same plan was already queued or running: that one is returned
+
+
+ACTIVE = (PoolPlanJob.Status.PENDING, PoolPlanJob.Status.RUNNING)
 
 
 def judgments_so_far(task: RetrievalTask) -> dict[str, dict[str, int]]:
@@ -50,6 +73,28 @@ def judgments_so_far(task: RetrievalTask) -> dict[str, dict[str, int]]:
     policy = replace(qrels_policy(task=task, min_relevant=0), relevant_from=task.relevance_level)
     build = qrels_from_judgments(judgment_records(task), kind=task.kind, policy=policy)  # type: ignore[arg-type]
     return qrels_grades(build.entries, kind="document")
+
+
+def prior_from_upload(
+    *, task: RetrievalTask, source: str, upload: BinaryIO | None, name: str, size: int
+) -> dict[str, dict[str, int]]:
+    """The prior judgments the organizer picked: the judgments so far, or an uploaded qrels or
+    relevance-only file (read whole, so its size is bounded before it is read)."""
+    if source == PoolPlanJob.Source.JUDGMENTS:
+        return judgments_so_far(task)
+    if upload is None:
+        raise PlannerFileError("choose the file of prior judgments")
+    if size > MAX_PRIOR_BYTES:
+        raise PlannerFileError(
+            f"{name}: {size:,} bytes, larger than the {MAX_PRIOR_BYTES // 2**20} MB a prior "
+            "file may have"
+        )
+    try:
+        text = upload.read(MAX_PRIOR_BYTES + 1).decode("utf-8")
+    except UnicodeDecodeError:
+        raise PlannerFileError(f"{name}: not UTF-8 text") from None
+    relevance_only = source == PoolPlanJob.Source.RELEVANT
+    return prior_grades(text, relevance_only=relevance_only, name=name)
 
 
 def default_budgets(grades: dict[str, dict[str, int]]) -> list[int]:
@@ -64,41 +109,74 @@ def pool_plan_request(
     grades: dict[str, dict[str, int]],
     strategies: Sequence[Strategy],
     budgets: Sequence[int],
+    measures: Sequence[str] = (),
     source_name: str = "",
     seed: int = 0,
     requested_by: Any = None,
-) -> PoolPlanJob:
-    """Record a plan and hand it to a Celery worker once the record is committed. Raises
-    `kernel.queue.QueueUnavailable` (the job is then failed) when the queue is down."""
+) -> PlanStart:
+    """Record a plan and hand it to a Celery worker once the record is committed.
+
+    The prior judgments are kept for the task's topics only (a prior file may hold other
+    topics: they have no runs to replay). ``measures`` default to the task's official ones.
+    While a plan of the task is queued or running, asking for the same plan again joins it
+    (two organizers clicking at once get one job); asking for another raises PlanBusyError.
+    Raises `kernel.queue.QueueUnavailable` (the job is then failed) when the queue is down."""
     from evaluation.tasks import plan_pools_task  # the tasks module imports this one
 
     if task.kind != RetrievalTask.Kind.DOCUMENT:
         raise PlanRequestError("the planner replays document tasks' runs")
     if not grades:
-        raise PlanRequestError("the prior judgments hold no judgment")
+        raise PlanRequestError("the prior judgments hold no judgment", field="source")
+    numbers = set(task.topics.values_list("number", flat=True))
+    grades = {topic: docs for topic, docs in grades.items() if topic in numbers}
+    if not grades:
+        raise PlanRequestError(
+            f"the prior judgments name none of the {len(numbers)} topics of {task}",
+            field="prior",
+        )
     if not strategies or len(strategies) > MAX_STRATEGIES:
-        raise PlanRequestError(f"pick 1 to {MAX_STRATEGIES} strategies")
+        raise PlanRequestError(f"pick 1 to {MAX_STRATEGIES} strategies", field="strategies")
     budgets = sorted(set(budgets)) or default_budgets(grades)
     if len(budgets) > MAX_BUDGETS or min(budgets) < 1:
-        raise PlanRequestError(f"give 1 to {MAX_BUDGETS} budgets, each at least 1 judgment")
-    measures = official_measure_names(task.kind, task.official_measures) or []
+        raise PlanRequestError(
+            f"give 1 to {MAX_BUDGETS} budgets, each at least 1 judgment", field="budgets"
+        )
+    try:
+        names = official_measures_check(task.kind, measures)
+    except MeasureNameError as error:
+        raise PlanRequestError(str(error), field="measures") from None
+    labels = list(dict.fromkeys(s.label for s in strategies))
+    wanted = {
+        "source": source,
+        "grades": grades,
+        "strategies": labels,
+        "budgets": budgets,
+        "measures": names or official_measure_names(task.kind, task.official_measures) or [],
+        "seed": seed,
+    }
     with transaction.atomic():
+        # One plan at a time per task: the task's row serializes two starts.
+        RetrievalTask.objects.select_for_update().filter(pk=task.pk).first()
+        running = PoolPlanJob.objects.filter(task=task, status__in=ACTIVE).order_by("pk").first()
+        if running is not None:
+            if all(getattr(running, key) == value for key, value in wanted.items()):
+                return PlanStart(running, joined=True)
+            raise PlanBusyError(
+                f"plan {running.pk} of {task} is still {running.status}: wait for it to finish "
+                "(or ask for the same plan to follow it)",
+                job=running,
+            )
         job = PoolPlanJob.objects.create(
             task=task,
-            source=source,
             source_name=source_name[:255],
-            grades=grades,
-            strategies=[s.label for s in strategies],
-            budgets=budgets,
-            measures=measures,
-            seed=seed,
-            steps_total=len(strategies),
+            steps_total=len(labels),
             requested_by=requested_by,
+            **wanted,
         )
         job_enqueue_on_commit(
             model=PoolPlanJob, job_id=job.pk, attempt=job.attempts, celery_task=plan_pools_task
         )
-    return job
+    return PlanStart(job, joined=False)
 
 
 def pool_plans_reap() -> list[Reaped]:

@@ -14,16 +14,16 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from collection.access import task_for
 from collection.models import RetrievalTask
-from evaluation.core.planner_files import MAX_PRIOR_BYTES, PlannerFileError, prior_grades
+from evaluation.core.planner_files import PlannerFileError
 from evaluation.models import PoolPlanJob
 from evaluation.selectors.planner import latest_plan, plan_chart, plan_status, plan_table
 from evaluation.services.planner import (
     MAX_BUDGETS,
     MAX_STRATEGIES,
     PlanRequestError,
-    judgments_so_far,
     pool_plan_request,
     pool_plans_reap,
+    prior_from_upload,
 )
 from kernel.access import organizer_required
 from kernel.queue import QueueUnavailable
@@ -72,20 +72,16 @@ def _document_task(request: HttpRequest, task_id: int) -> RetrievalTask:
 
 
 def _grades(form: PlanForm, task: RetrievalTask) -> tuple[dict[str, dict[str, int]], str]:
-    source = form.cleaned_data["source"]
-    if source == PoolPlanJob.Source.JUDGMENTS:
-        return judgments_so_far(task), ""
     upload = form.cleaned_data.get("prior")
-    if upload is None:
-        raise PlannerFileError("choose the file of prior judgments")
-    if upload.size > MAX_PRIOR_BYTES:
-        raise PlannerFileError(f"{upload.name}: larger than {MAX_PRIOR_BYTES // 2**20} MB")
-    try:
-        text = upload.read().decode("utf-8")
-    except UnicodeDecodeError:
-        raise PlannerFileError(f"{upload.name}: not UTF-8 text") from None
-    relevance_only = source == PoolPlanJob.Source.RELEVANT
-    return prior_grades(text, relevance_only=relevance_only, name=upload.name), upload.name
+    name = upload.name if upload is not None else ""
+    grades = prior_from_upload(
+        task=task,
+        source=form.cleaned_data["source"],
+        upload=upload,
+        name=name,
+        size=upload.size if upload is not None else 0,
+    )
+    return grades, name
 
 
 @organizer_required
@@ -96,7 +92,7 @@ def planner_page(request: HttpRequest, task_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             grades, name = _grades(form, task)
-            queued = pool_plan_request(
+            started = pool_plan_request(
                 task=task,
                 source=form.cleaned_data["source"],
                 source_name=name,
@@ -111,7 +107,8 @@ def planner_page(request: HttpRequest, task_id: int) -> HttpResponse:
         except QueueUnavailable as error:
             messages.error(request, f"Nothing was planned. {error}")
         else:
-            messages.success(request, f"Plan {queued.pk} queued: the page shows its progress.")
+            what = "with the same inputs was already queued" if started.joined else "queued"
+            messages.success(request, f"Plan {started.job.pk} {what}: the page shows its progress.")
             return redirect("evaluation:pool-planner", task_id=task.pk)
     pool_plans_reap()
     job = latest_plan(task)

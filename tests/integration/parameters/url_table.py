@@ -389,6 +389,19 @@ URLS: dict[str, Entry] = {
             ),
         ),
     ),
+    "evaluation_api:pool-plans": Entry(
+        path=TASK,
+        bodies=(
+            Body(
+                {"source": "judgments", "strategies": ["rrf"]},
+                ("source", "strategies", "budgets", "measures", "seed"),
+                as_json=True,
+            ),
+            Body({"source": "qrels"}, ("source", "prior", "strategies", "budgets", "seed")),
+        ),
+    ),
+    "evaluation_api:pool-plan": Entry(path={"task_id": "task", "plan_id": "=1"}),
+    "evaluation_api:pool-plan-result": Entry(path={"task_id": "task", "plan_id": "=1"}),
     "evaluation_api:qrels-download": Entry(path={"pk": "qrels"}),
     "evaluation_api:results-list": Entry(query=("task", "qrels", *PAGE)),
     "evaluation_api:qrels-readiness": Entry(path=TASK, query=("min_relevant", "use_dual")),
