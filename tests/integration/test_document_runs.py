@@ -42,7 +42,7 @@ BAD_LINES = [
     ("301 Q0 LA-0101 3 1.0 bm25", "docno", "document 'LA-0101' is not in collection news"),
     ("399 Q0 news-0002 1 1.0 bm25", "topic", "topic '399' is not a topic of this task"),
     ("302 Q0 news-0002 first 1.0 bm25", "rank", "rank 'first' is not an integer"),
-    ("302 Q0 news-0003 1001 1.0 bm25", "rank", "rank 1001 is outside 1..1000"),
+    ("302 Q0 news-0003 1001 1.0 bm25", "rank", "rank 1001 is outside 0..1000"),
     ("302 Q0 news-0004 3 high bm25", "score", "score 'high' is not a number"),
     ("302 Q0 news-0005 4 1.0 other", "run", "run tag 'other' is not 'bm25'"),
     ("302 Q0 news-0006 5 1.0", None, "5 columns where trec has 6"),

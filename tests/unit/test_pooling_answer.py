@@ -178,3 +178,10 @@ def test_answer_plan_uses_each_runs_depth_and_adds_openqa_answers_when_both_exis
     assert plan["10"].vote == 2.0
     assert plan[answer_key("Generated.")].answer == "Generated."
     assert plan["11"].post_id == 11
+
+
+def test_a_run_counting_ranks_from_zero_pools_depth_documents_like_any_other() -> None:
+    # Ranks 0, 1, 2 (as many TREC runs write them): depth 2 takes the first two documents,
+    # not the ranks up to 2.
+    rows = [(0, 3.0, "d-a"), (1, 2.0, "d-b"), (2, 1.0, "d-c")]
+    assert pooled_posts(rows, 2) == [("d-a", 0), ("d-b", 1)]

@@ -47,7 +47,7 @@ def test_fast_and_detailed_paths_give_the_same_rows_when_lines_vary() -> None:
     [
         ("1 Q0 " + "y" * 201 + " 1 1 t", "docno", "201 characters (at most 200)"),
         ("1 Q0 d\x01x 1 1 t", "docno", "control characters"),
-        ("1 Q0 d-1 0 1 t", "rank", "outside 1..1000"),
+        ("1 Q0 d-1 1001 1 t", "rank", "outside 0..1000"),
         ("1 Q0 d-1 1 inf t", "score", "not finite"),
         ("1 Q0 d-1 1 1_0 t", "score", "not a number"),
         ("3 Q0 d-1 1 1 t", "topic", "not a topic of this task"),
@@ -68,3 +68,12 @@ def test_unknown_docnos_are_each_reported_with_a_note_when_none_is_known() -> No
     assert [p.line for p in none.errors] == [None, 1, 2]
     assert "none of the file's 2 docnos" in none.errors[0].message
     assert parse("1 Q0 " + "x" * 200 + " 1 1 t\n", known=KNOWN).ok
+
+
+def test_a_run_counting_its_ranks_from_zero_is_read_as_written() -> None:
+    # trec_eval ignores the rank column; real TREC runs (30 of TREC-COVID round 1's 143)
+    # count it from 0, and both the fast and the detailed path take them.
+    for tag in ("t", None):
+        run = parse("1 Q0 d-1 0 2 t\n1 Q0 d-2 1 1 t\n", tag=tag)
+        assert run.errors == []
+        assert [(r.doc, r.rank) for r in run.rows] == [("d-1", 0), ("d-2", 1)]

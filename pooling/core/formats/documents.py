@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pooling.core.formats.model import MAX_DOCNO_CHARS, MAX_RANK, MAX_ROWS_PER_TOPIC
-from pooling.core.formats.rows import trec_score
+from pooling.core.formats.rows import LOWEST_DOCUMENT_RANK, trec_score
 
 if TYPE_CHECKING:
     from pooling.core.formats.reader import _Reader
@@ -46,7 +46,7 @@ def document_rows(reader: _Reader, first: int, lines: list[bytes]) -> None:
             docs is None
             or docno in docs
             or len(docs) >= MAX_ROWS_PER_TOPIC
-            or not 0 < rank <= MAX_RANK
+            or not LOWEST_DOCUMENT_RANK <= rank <= MAX_RANK
             or score - score != 0.0  # nan, inf
         ):
             reader.slow_line(lineno, fields)

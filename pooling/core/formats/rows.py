@@ -21,15 +21,21 @@ from pooling.core.formats.model import (
 RowParser = Callable[[list[bytes], int, ParsedRun], "RunRecord | None"]
 
 
-def parse_rank(field: bytes, lineno: int, run: ParsedRun) -> int | None:
+def parse_rank(field: bytes, lineno: int, run: ParsedRun, *, lowest: int = 1) -> int | None:
     if not field.isdigit():
         run.error(lineno, "rank", f"rank {_show(field)} is not an integer")
         return None
     rank = int(field)
-    if not 1 <= rank <= MAX_RANK:
-        run.error(lineno, "rank", f"rank {rank} is outside 1..{MAX_RANK}")
+    if not lowest <= rank <= MAX_RANK:
+        run.error(lineno, "rank", f"rank {rank} is outside {lowest}..{MAX_RANK}")
         return None
     return rank
+
+
+# trec_eval ignores the rank column, and many TREC runs count it from 0 (30 of the 143 runs of
+# TREC-COVID round 1 do). Document pools take each run's first k distinct documents in rank
+# order, not the ranks up to k, so a run counted from 0 pools as many documents as any other.
+LOWEST_DOCUMENT_RANK = 0
 
 
 def trec_score(field: bytes | str) -> float:
@@ -131,7 +137,7 @@ def parse_docno(field: bytes, lineno: int, run: ParsedRun) -> str | None:
 def trec_document_row(fields: list[bytes], lineno: int, run: ParsedRun) -> RunRecord | None:
     """TREC for document tasks: doc is a docno of the task's collection, a string."""
     docno = parse_docno(fields[2], lineno, run)
-    rank = parse_rank(fields[3], lineno, run)
+    rank = parse_rank(fields[3], lineno, run, lowest=LOWEST_DOCUMENT_RANK)
     score = parse_score(fields[4], lineno, run)
     if docno is None or rank is None or score is None:
         return None
