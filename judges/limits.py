@@ -48,6 +48,7 @@ redis.call('ZADD', KEYS[1], now + lease, ARGV[5])
 redis.call('PEXPIRE', KEYS[1], lease * 2)
 return 0
 """
+SHARED_RETRY_SECONDS = 1.0  # how long the limits stay in-process after Redis failed
 _POLL_SECONDS = 0.002
 
 
@@ -95,6 +96,10 @@ class EndpointLimiter:
         if url:
             self.client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
             self.script = self.client.register_script(_ACQUIRE)
+        # While Redis is gone the limits are kept in-process, and Redis is tried again only
+        # after a pause: every request would otherwise wait for a refused (or timed-out)
+        # connection and log it.
+        self.shared_retry_at = 0.0
         self.waited = 0.0  # seconds spent waiting for a slot or the rate (for the report)
         self.mine = threading.local()  # this thread's lease: token, renew_at
         self.held: set[str] = set()
@@ -102,7 +107,7 @@ class EndpointLimiter:
 
     def acquire(self) -> str | None:
         """A lease token (Redis), or None when the process-local limits were used."""
-        if self.script is not None:
+        if self.script is not None and time.monotonic() >= self.shared_retry_at:
             mine = self.mine
             token = getattr(mine, "token", None)
             now = time.monotonic()
@@ -113,8 +118,15 @@ class EndpointLimiter:
                 while (wait := int(self.script(keys=self.keys, args=[*self.args, token]))) != 0:
                     time.sleep(_POLL_SECONDS if wait < 0 else wait / 1000)
             except redis.RedisError as error:
-                logger.warning("shared endpoint limits unavailable, limiting in-process: %s", error)
+                if not self.shared_retry_at:
+                    logger.warning(
+                        "shared endpoint limits unavailable, limiting in-process: %s", error
+                    )
+                self.shared_retry_at = time.monotonic() + SHARED_RETRY_SECONDS
             else:
+                if self.shared_retry_at:
+                    logger.warning("shared endpoint limits available again")
+                    self.shared_retry_at = 0.0
                 mine.token = token
                 mine.renew_at = time.monotonic() + self.args[0] / 3000
                 with self.lock:

@@ -202,9 +202,10 @@ def _rankings(
         return [], len(runs)
     for run in runs:
         label = f"{run.team.name}/{run.tag}"
-        for name, value in by_people.score(run).measures.items():
+        read = by_people.read(run)  # once: both scorers rank the same rows
+        for name, value in by_people.score_read(run, read).measures.items():
             scores_people[name][label] = value
-        for name, value in by_machine.score(run).measures.items():
+        for name, value in by_machine.score_read(run, read).measures.items():
             scores_machine[name][label] = value
     return [
         ranking_agreement(name, scores_people[name], scores_machine[name])

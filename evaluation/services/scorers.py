@@ -4,7 +4,8 @@
 Three scorers share one shape: ``score(run)`` gives the run's ``RunScores`` on the full qrels,
 ``score_without_team(run)`` its means on the qrels without the items only its team's runs
 contributed (the leave-one-team-out test; None where it does not apply), ``measures`` the keys
-the significance tests and the reusability report use.
+the significance tests and the reusability report use. ``score`` is ``score_read(run,
+read(run))``: a caller that scores one run under several qrels reads it once.
 
 - ``PrimeScorer``: ARQMath's answer and formula tasks without official measures, exactly as
   published (nDCG', MAP', P'@10; ``evaluation.core.measures``).
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from collection.models import RetrievalTask
 from evaluation.core.answer_questions import question_shares, shares_note
@@ -64,6 +65,10 @@ class Scorer(Protocol):
     measures: tuple[str, ...]
 
     def score(self, run: Run) -> RunScores: ...
+
+    def read(self, run: Run) -> Any: ...
+
+    def score_read(self, run: Run, read: Any) -> RunScores: ...
 
     def score_without_team(self, run: Run) -> dict[str, float] | None: ...
 
@@ -111,7 +116,14 @@ class PrimeScorer:
         self._scores: dict[int, Scores] = {}
 
     def score(self, run: Run) -> RunScores:
-        scores, notes = run_scores(run)
+        return self.score_read(run, self.read(run))
+
+    def read(self, run: Run) -> tuple[Scores, list[str]]:
+        return run_scores(run)
+
+    def score_read(self, run: Run, read: tuple[Scores, list[str]]) -> RunScores:
+        """The run scored from what ``read`` gave: a run read once scores under many qrels."""
+        scores, notes = read
         self._scores[run.pk] = scores
         result = self.evaluator.evaluate(run.tag, scores, average=self.average)
         result.notes.extend(notes)
@@ -212,7 +224,13 @@ class AnswerScorer:
         self.extras = extras
 
     def score(self, run: Run) -> RunScores:
-        answers = best_ranked(run_answers(run))
+        return self.score_read(run, self.read(run))
+
+    def read(self, run: Run) -> dict[str, str]:
+        return best_ranked(run_answers(run))
+
+    def score_read(self, run: Run, read: dict[str, str]) -> RunScores:
+        answers = read
         result = evaluate_openqa_answers(
             run.tag,
             answers,
@@ -253,7 +271,13 @@ class MeasureScorer:
         self._scores: dict[int, Scores] = {}
 
     def score(self, run: Run) -> RunScores:
-        scores, notes = run_scores(run)
+        return self.score_read(run, self.read(run))
+
+    def read(self, run: Run) -> tuple[Scores, list[str]]:
+        return run_scores(run)
+
+    def score_read(self, run: Run, read: tuple[Scores, list[str]]) -> RunScores:
+        scores, notes = read
         self._scores[run.pk] = scores
         found = self.evaluator.evaluate(scores, average=self.average)
         judged = judged_fraction_at_10(scores, self.grades)

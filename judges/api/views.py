@@ -16,6 +16,7 @@ from collection.access import task_for
 from judges.core.endpoints import EndpointFields
 from judges.models import JudgeEndpoint, JudgeRun
 from judges.selectors.runs import endpoint_as_dict, run_status, runs_of
+from judges.selectors.work import DEFAULT_SAMPLE_SEED
 from judges.services.endpoints import EndpointError, endpoint_add, endpoint_remove
 from judges.services.runs import judge_run_cancel, judge_run_request, judge_runs_reap
 from kernel.access import IsOrganizer
@@ -39,7 +40,17 @@ class JudgeRunSerializer(serializers.Serializer):
     endpoint = serializers.CharField(max_length=100, help_text="The endpoint's name.")
     judge = serializers.CharField(max_length=100)
     prompt_version = serializers.IntegerField(min_value=0, required=False, allow_null=True)
-    limit = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+    limit = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="Judge a random sample of this many pool items (default: every item).",
+    )
+    sample_seed = serializers.IntegerField(
+        min_value=0,
+        default=DEFAULT_SAMPLE_SEED,
+        help_text="The seed of the limit's sample; the same seed draws the same items.",
+    )
     logprobs = serializers.BooleanField(default=False)
 
 
@@ -113,6 +124,7 @@ class TaskRunsView(APIView):
                 judge_name=values["judge"],
                 prompt_version=values.get("prompt_version"),
                 limit=values.get("limit"),
+                sample_seed=values["sample_seed"],
                 logprobs=values["logprobs"],
                 requested_by=request.user,
             )

@@ -8,6 +8,7 @@ an exported qrels file name items alike. Open-QA answers are not judged by machi
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +20,10 @@ from kernel.core.ordering import natural_key
 from pooling.core.algorithms.openqa import ANSWER_KEY_PREFIX
 from pooling.models import Hit
 
-__all__ = ["WorkItem", "judge_work"]
+__all__ = ["DEFAULT_SAMPLE_SEED", "WorkItem", "judge_work", "sample_rank"]
 
 TEXT_MAX_CHARS = 20_000
+DEFAULT_SAMPLE_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,21 @@ def _prompt_item(topic: Topic, key: str, text: str) -> PromptItem:
     return PromptItem(number, title, description, narrative, key, text[:TEXT_MAX_CHARS])
 
 
-def judge_work(task: RetrievalTask, *, limit: int | None = None) -> list[WorkItem]:
-    """The hits of ``task``'s pools in topic order then display order (the first ``limit``
-    of them when given), then every probe of its topics."""
+def sample_rank(seed: int, topic: str, key: str) -> bytes:
+    """Where a pool item falls in the seeded sample: a digest of the seed, the topic and the
+    item's qrels id. A hash rather than a random generator's stream, so an item's place does
+    not depend on which other items the pool holds: the same seed draws the same items when
+    the run is resumed, and a larger limit with that seed draws a superset (the answers
+    already cached are reused)."""
+    return hashlib.sha256(f"{seed}\t{topic}\t{key}".encode()).digest()
+
+
+def judge_work(
+    task: RetrievalTask, *, limit: int | None = None, sample_seed: int = DEFAULT_SAMPLE_SEED
+) -> list[WorkItem]:
+    """The hits of ``task``'s pools in topic order then display order (with ``limit``, a
+    random sample of that many of them, seeded by ``sample_seed``: the first pool items
+    would all be of the first topics), then every probe of its topics."""
     topics = {t.pk: t for t in Topic.objects.filter(task=task)}
     order = {pk: natural_key(t.number) for pk, t in topics.items()}
     hits = Hit.objects.filter(item__topic__task=task).values_list(
@@ -65,8 +79,12 @@ def judge_work(task: RetrievalTask, *, limit: int | None = None) -> list[WorkIte
     else:
         hits = hits.filter(formula_id__isnull=True).exclude(item__key__startswith=ANSWER_KEY_PREFIX)
     rows = sorted(hits, key=lambda r: (order[r[1]], r[2], r[3]))
-    if limit is not None:
-        rows = rows[:limit]
+    if limit is not None and limit < len(rows):
+        chosen = sorted(
+            rows, key=lambda r: (sample_rank(sample_seed, topics[r[1]].number, r[4]), r[0])
+        )
+        kept = {r[0] for r in chosen[:limit]}
+        rows = [r for r in rows if r[0] in kept]
     texts = _texts(task, rows)
     work = [
         WorkItem(topic_id, key, hit_id, None, _prompt_item(topics[topic_id], key, text))

@@ -34,7 +34,7 @@ from judges.core.retry import cost, projected
 from judges.limits import EndpointLimiter
 from judges.models import JudgeAnswer, JudgeEndpoint, JudgeRun
 from judges.selectors.prompts import judge_prompt, scale_grades
-from judges.selectors.work import WorkItem, judge_work
+from judges.selectors.work import DEFAULT_SAMPLE_SEED, WorkItem, judge_work
 from judges.services.endpoints import EndpointError, endpoint_api_key
 from judges.services.runs_store import run_grades_store
 from kernel.queue import (
@@ -63,6 +63,7 @@ WRITE_SECONDS = 0.5
 MAX_TOKENS = 512
 CANCELLED = "Cancelled; the answers received are kept and a new run takes them from the cache."
 MAX_LIMIT = 10_000_000
+MAX_SAMPLE_SEED = 2**63 - 1
 # A concurrency slot outlives its request by this much at most: a dead worker's slots come
 # free once its requests would have timed out anyway.
 LEASE_MARGIN_SECONDS = 5.0
@@ -77,6 +78,7 @@ def judge_run_prepare(
     judge_name: str,
     prompt_version: int | None = None,
     limit: int | None = None,
+    sample_seed: int = DEFAULT_SAMPLE_SEED,
     temperature: float = 0.0,
     seed: int | None = 0,
     logprobs: bool = False,
@@ -89,6 +91,8 @@ def judge_run_prepare(
         problems.append(f"prompt version: the task has no version {prompt_version}")
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
         problems.append("limit: at least 1")
+    if not 0 <= sample_seed <= MAX_SAMPLE_SEED:
+        problems.append(f"sample seed: 0 to {MAX_SAMPLE_SEED}")
     if not 0.0 <= temperature <= 2.0:
         problems.append("temperature: 0 to 2")
     if task.kind == RetrievalTask.Kind.OPENQA:
@@ -112,6 +116,9 @@ def judge_run_prepare(
         prompt_version=prompt.version,
         parameters={
             "limit": limit,
+            # Which items a limited run samples (judges.selectors.work): kept so a resumed
+            # run asks about the same ones and the run's page can say how it was drawn.
+            "sample_seed": sample_seed,
             "temperature": temperature,
             "seed": seed,
             "logprobs": logprobs,
@@ -298,7 +305,11 @@ def _ask_all(run: JudgeRun, attempt: int, progress: Progress | None) -> _Tally:
         raise EndpointError([f"prompt version {run.prompt_version} no longer exists"])
     grades = scale_grades(task)
     values = sorted(guidelines_current(task=task).scale.values)
-    work = judge_work(task, limit=run.parameters.get("limit"))
+    work = judge_work(
+        task,
+        limit=run.parameters.get("limit"),
+        sample_seed=run.parameters.get("sample_seed", DEFAULT_SAMPLE_SEED),
+    )
     cached = {
         (topic_id, key): (answer_id, grade)
         for topic_id, key, answer_id, grade in JudgeAnswer.objects.filter(

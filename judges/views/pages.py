@@ -20,6 +20,7 @@ from judges.core.prompts import PLACEHOLDERS
 from judges.models import JudgeEndpoint, JudgeRun, ProbeItem
 from judges.selectors.prompts import judge_prompt, judge_prompt_versions
 from judges.selectors.runs import endpoint_as_dict, probes_of, run_status, runs_of
+from judges.selectors.work import DEFAULT_SAMPLE_SEED
 from judges.services.endpoints import EndpointError, endpoint_add, endpoint_remove
 from judges.services.probes import probe_add, probe_remove
 from judges.services.prompts import judge_prompt_save
@@ -46,6 +47,7 @@ class RunForm(forms.Form):
     judge = forms.CharField(max_length=100)
     prompt_version = forms.IntegerField(min_value=0, required=False)
     limit = forms.IntegerField(min_value=1, required=False)
+    sample_seed = forms.IntegerField(min_value=0, required=False)
     logprobs = forms.BooleanField(required=False)
 
 
@@ -138,6 +140,7 @@ def _act(request: HttpRequest, task: RetrievalTask, form: RunForm) -> None:
             judge_name=data["judge"],
             prompt_version=data["prompt_version"],
             limit=data["limit"],
+            sample_seed=data["sample_seed"] or DEFAULT_SAMPLE_SEED,
             logprobs=data["logprobs"],
             requested_by=request.user,
         )

@@ -102,3 +102,23 @@ def test_probe_grades_of_the_judges_runs_appear_on_its_audit(tmp_path: Path) -> 
     assert section.rows == [
         [topic.number, ProbeItem.Kind.INSTRUCTION.label, probe.key, "local · m1 · prompt v2", "3"]
     ]
+
+
+def test_audit_reads_each_run_once_when_it_ranks_the_runs_under_both_qrels(
+    tmp_path: Path,
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from pooling.models import Run, RunRow
+
+    data = judged_task()
+    judge, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES))
+    table = RunRow._meta.db_table
+    with CaptureQueriesContext(connection) as queries:
+        audit = judge_audit(task=data.task, judge=judge)
+    reads = [q["sql"] for q in queries.captured_queries if f'FROM "{table}"' in q["sql"]]
+    runs = Run.objects.filter(task=data.task).count()
+    assert audit.rankings
+    assert runs == 2
+    assert len(reads) == runs

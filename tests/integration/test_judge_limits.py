@@ -47,3 +47,21 @@ def test_a_rate_limit_spaces_requests_after_the_burst() -> None:
         limiter.release(limiter.acquire())
     assert time.monotonic() - started >= 0.9
     limiter.close()
+
+
+def test_limits_go_in_process_and_say_so_once_when_redis_is_gone(
+    caplog: pytest.LogCaptureFixture, settings: object
+) -> None:
+    from tests.integration.workers import free_port
+
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"  # type: ignore[attr-defined]
+    limiter = EndpointLimiter(endpoint_id=30_000_000, concurrency=1, rpm=0, lease_seconds=30)
+    with caplog.at_level("WARNING", logger="judges.limits"):
+        tokens = []
+        for _ in range(20):
+            tokens.append(limiter.acquire())
+            limiter.release(tokens[-1])
+    assert tokens == [None] * 20  # in-process slots: no lease
+    warnings = [r for r in caplog.records if "limiting in-process" in r.getMessage()]
+    assert len(warnings) == 1
+    limiter.close()

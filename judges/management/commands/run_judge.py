@@ -1,6 +1,7 @@
 """``manage.py run_judge --campaign C --task T --endpoint NAME --judge JUDGE
-[--prompt-version N] [--limit N] [--logprobs]``: run an LLM judge over a task's pool items
-here and now (no broker needed), and print what it asked, took from the cache, and failed."""
+[--prompt-version N] [--limit N [--sample-seed S]] [--logprobs]``: run an LLM judge over a
+task's pool items (or a seeded random sample of N of them) here and now (no broker needed), and
+print what it asked, took from the cache, and failed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tqdm import tqdm
 
 from collection.management.task_lookup import find_task
 from judges.models import JudgeEndpoint, JudgeRun
+from judges.selectors.work import DEFAULT_SAMPLE_SEED
 from judges.services.endpoints import EndpointError
 from judges.services.runs import judge_run_execute, judge_run_prepare
 
@@ -24,7 +26,15 @@ class Command(BaseCommand):
         parser.add_argument("--endpoint", required=True, help="a name from judge_endpoint list")
         parser.add_argument("--judge", required=True, help="the machine judge's name")
         parser.add_argument("--prompt-version", type=int, default=None, help="default: latest")
-        parser.add_argument("--limit", type=int, default=None, help="the first N pool items")
+        parser.add_argument(
+            "--limit", type=int, default=None, help="a random sample of N pool items"
+        )
+        parser.add_argument(
+            "--sample-seed",
+            type=int,
+            default=DEFAULT_SAMPLE_SEED,
+            help=f"the seed of the --limit sample (default {DEFAULT_SAMPLE_SEED})",
+        )
         parser.add_argument("--temperature", type=float, default=0.0)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--logprobs", action="store_true", help="keep grade probabilities")
@@ -41,6 +51,7 @@ class Command(BaseCommand):
                 judge_name=options["judge"],
                 prompt_version=options["prompt_version"],
                 limit=options["limit"],
+                sample_seed=options["sample_seed"],
                 temperature=options["temperature"],
                 seed=options["seed"],
                 logprobs=options["logprobs"],
@@ -59,11 +70,17 @@ class Command(BaseCommand):
                 bar.update(max(0, _done(current) - bar.n))
 
             run = judge_run_execute(run=run, progress=progress)
+        limit = run.parameters.get("limit")
+        sampled = (
+            f"a random sample of {limit} pool items (sample seed {run.parameters['sample_seed']})"
+            if limit
+            else "every pool item"
+        )
         line = (
             f"Judge run {run.pk} ({run.judge.name}, {run.model} at {run.endpoint_name}, prompt "
-            f"version {run.prompt_version}): {run.items_total} items; asked {run.asked}, "
-            f"from cache {run.from_cache}, failed {run.failed}; {run.tokens} tokens"
-            f"; {run.retries} retries"
+            f"version {run.prompt_version}) over {sampled}: {run.items_total} items; "
+            f"asked {run.asked}, from cache {run.from_cache}, failed {run.failed}; "
+            f"{run.tokens} tokens; {run.retries} retries"
         )
         if run.status != JudgeRun.Status.DONE:
             raise CommandError(f"{line}. {run.status}: {run.error}")

@@ -235,7 +235,7 @@ URLS: dict[str, Entry] = {
             Body({"action": "cancel", "run": "{judge_run}"}, ("action", "run")),
             Body(
                 {"action": "start", "endpoint": "0", "judge": "j"},
-                ("judge", "prompt_version", "limit", "logprobs"),
+                ("judge", "prompt_version", "limit", "sample_seed", "logprobs"),
             ),
             Body({"action": "prompt", "template": "x", "note": "n"}, ("template", "note")),
             Body({"action": "remove-probe", "probe": "0"}, ("probe",)),
