@@ -9,17 +9,9 @@ tie-break drawn once per arm from the injected ``random.Random``), so ties are b
 random yet the same seed gives the same pool.
 
 Budgets: per topic, each topic is judged on its own until its budget or its runs run out.
-For a task budget, topics compete as the arms of one more bandit: every next judgment goes
-to the topic of highest (1 + hits) / (2 + hits + misses), where hits and misses count the
-topic's own judgments so far, each discounted by TOPIC_GAMMA per later judgment of the topic
-(as MM-NS discounts a run's). A topic whose recent judgments keep finding relevant documents
-keeps getting judgments; one that stops finding them gives way, and comes back once the
-others' rates fall below its own. Ties: a random order of the topics drawn from the seed.
-(Letting topics compete through their runs' own priorities instead spends the budget
-exploring the untried runs of topics with few relevant documents: MaxMean's untried arms
-sit at 1/2. Equal shares per topic, the weak baseline, are a per-topic budget of total /
-topics.) TOPIC_GAMMA = 0.8 found about as many relevant documents as 0.5 and more than 0.9,
-0.95 or 1 on TREC-COVID round 1 (docs/pooling.md).
+A task budget is spread over the topics by expected gain, each topic guaranteed a floor
+(``allocation``: the rules, and why). Equal shares per topic, the weak baseline, are a
+per-topic budget of total / topics.
 """
 
 from __future__ import annotations
@@ -28,10 +20,8 @@ import heapq
 import random
 from collections.abc import Callable, Sequence
 
+from pooling.core.algorithms.strategies.allocation import TOPIC_GAMMA, TopicTally, topic_floor
 from pooling.core.algorithms.strategies.common import Budget, Judge, Order, Ranked
-
-# Discount of older judgments in a topic's hit rate (task budgets), as MM-NS discounts a run's.
-TOPIC_GAMMA = 0.8
 
 
 class RunPointers:
@@ -159,22 +149,24 @@ def _spread(
     rng: random.Random,
     gamma: float,
 ) -> Order:
-    """A task budget: every judgment goes to the topic of highest discounted hit rate."""
+    """A task budget: every judgment goes to a topic below its floor, else to the topic of
+    highest expected gain (``allocation``)."""
     topics = sorted(strategies)
+    floor = topic_floor(total, len(topics))
     tie = {t: rng.random() for t in topics}
-    hits = dict.fromkeys(topics, 0.0)
-    misses = dict.fromkeys(topics, 0.0)
-    heap = [(-0.5, tie[t], t) for t in topics]
+    tally = {t: TopicTally() for t in topics}
+    # (reached its floor?, -expected gain, tie-break, topic): the smallest goes next.
+    heap = [(floor == 0, -0.5, tie[t], t) for t in topics]
     heapq.heapify(heap)
     order: Order = []
     while heap and len(order) < total:
-        _, _, t = heapq.heappop(heap)
+        _, _, _, t = heapq.heappop(heap)
         doc = strategies[t].step(judge, t)
         if doc is None:
             continue  # the topic's runs are exhausted: it leaves the heap
         order.append((t, doc))
-        relevant = strategies[t].runs.judged[doc]
-        hits[t] = gamma * hits[t] + relevant
-        misses[t] = gamma * misses[t] + (not relevant)
-        heapq.heappush(heap, (-(1 + hits[t]) / (2 + hits[t] + misses[t]), tie[t], t))
+        mine = tally[t]
+        mine.spent += 1
+        mine.hear(strategies[t].runs.judged[doc], gamma)
+        heapq.heappush(heap, (mine.spent >= floor, -mine.gain, tie[t], t))
     return order
