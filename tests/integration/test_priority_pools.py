@@ -364,6 +364,31 @@ def test_a_task_budget_is_shared_by_the_topics_when_adaptive() -> None:
 
 
 @pytest.mark.django_db
+def test_a_task_budget_goes_to_the_topic_finding_relevant_documents_when_adaptive() -> None:
+    files = shuffled_runs({"bm25": 51, "dense": 52}, depth=20)
+    task = document_task("Prio-Share", files)
+    pool_build(task=task, strategy=_spec("mm-ns", 16, scope="task", seed=2))
+    alice, bob = assessor("alice"), assessor("bob")
+    rich, poor = assign(task, "1", alice), assign(task, "2", bob)
+    # Both assessors ask in turn, as fast as each other: first come, first served would
+    # give each topic 8. Topic 1's documents are all relevant, topic 2's none.
+    for _round in range(16):
+        for client, assignment, grade in ((alice, rich, 1), (bob, poor, 0)):
+            item = next_item(client, assignment)
+            if item is not None:
+                judge(client, assignment, item, grade)
+    spent = {
+        number: PoolItem.objects.filter(topic__task=task, topic__number=number).count()
+        for number in TOPICS
+    }
+    assert sum(spent.values()) <= 16
+    # Each topic has its floor, ceil(16 / 2 / 4) = 2; the rich topic the most of the rest.
+    assert spent["2"] >= 2
+    assert spent["1"] >= 2 * spent["2"], spent
+    assert Judgment.objects.count() == sum(spent.values())  # every item handed out is judged
+
+
+@pytest.mark.django_db
 def test_a_bad_strategy_is_refused_with_its_reason_when_asked_anywhere() -> None:
     files = shuffled_runs({"bm25": 51})
     task = document_task("Prio-Bad", files)

@@ -20,7 +20,7 @@ import heapq
 import random
 from collections.abc import Callable, Sequence
 
-from pooling.core.algorithms.strategies.allocation import TOPIC_GAMMA, TopicTally, topic_floor
+from pooling.core.algorithms.strategies.allocation import TOPIC_GAMMA, TopicTally, running_floor
 from pooling.core.algorithms.strategies.common import Budget, Judge, Order, Ranked
 
 
@@ -149,24 +149,44 @@ def _spread(
     rng: random.Random,
     gamma: float,
 ) -> Order:
-    """A task budget: every judgment goes to a topic below its floor, else to the topic of
-    highest expected gain (``allocation``)."""
+    """A task budget: every judgment goes to the topic furthest behind the running floor if
+    one is, else to the topic of highest expected gain (``allocation``). Nothing here
+    depends on ``total`` but when to stop, so a smaller budget buys a prefix of this order."""
     topics = sorted(strategies)
-    floor = topic_floor(total, len(topics))
     tie = {t: rng.random() for t in topics}
     tally = {t: TopicTally() for t in topics}
-    # (reached its floor?, -expected gain, tie-break, topic): the smallest goes next.
-    heap = [(floor == 0, -0.5, tie[t], t) for t in topics]
-    heapq.heapify(heap)
+    live = set(topics)  # topics whose runs still hold a document to judge
+    fewest = [(0, tie[t], t) for t in topics]  # (judgments, tie, topic): who is behind
+    best = [(-0.5, tie[t], t) for t in topics]  # (-expected gain, tie, topic)
+    heapq.heapify(fewest)
+    heapq.heapify(best)
     order: Order = []
-    while heap and len(order) < total:
-        _, _, _, t = heapq.heappop(heap)
+    while live and len(order) < total:
+        floor = running_floor(len(order), len(topics))
+        t = _top(fewest, lambda key, t: t in live and key == tally[t].spent)
+        if t is None or tally[t].spent >= floor:
+            t = _top(best, lambda key, t: t in live and key == -tally[t].gain)
+        if t is None:
+            break
         doc = strategies[t].step(judge, t)
         if doc is None:
-            continue  # the topic's runs are exhausted: it leaves the heap
+            live.discard(t)  # the topic's runs are exhausted
+            continue
         order.append((t, doc))
         mine = tally[t]
         mine.spent += 1
         mine.hear(strategies[t].runs.judged[doc], gamma)
-        heapq.heappush(heap, (mine.spent >= floor, -mine.gain, tie[t], t))
+        heapq.heappush(fewest, (mine.spent, tie[t], t))
+        heapq.heappush(best, (-mine.gain, tie[t], t))
     return order
+
+
+def _top(heap: list[tuple[float, float, str]], current: Callable[[float, str], bool]) -> str | None:
+    """The topic at the top of a heap whose stale entries (a topic judged since, or gone)
+    are dropped as they surface."""
+    while heap:
+        key, _tie, topic = heap[0]
+        if current(key, topic):
+            return topic
+        heapq.heappop(heap)
+    return None

@@ -10,8 +10,12 @@ out as its pool deepens). Every topic is first guaranteed a floor of
 ceil(TOPIC_FLOOR_SHARE * total / topics) judgments, so no topic goes unjudged and the
 ranking of the runs hears from every topic; the rest of the budget goes by expected gain.
 
-- Replay (the planner): one judgment at a time, to the topic below its floor, else of
-  highest expected gain (ties: a random order of the topics drawn from the seed).
+- Replay (the planner): one judgment at a time, to the topic furthest behind the running
+  floor ceil(TOPIC_FLOOR_SHARE * (judgments so far + 1) / topics), if one is, else to the
+  topic of highest expected gain (ties: a random order of the topics drawn from the seed).
+  The floor grows with the judgments made, not with the budget, so what a smaller budget
+  buys is a prefix of what a larger one does (the planner replays once per strategy); at
+  the end every topic has at least ``topic_floor`` - 1.
 - The app, where each topic's assessors ask for their next item when they are ready and a
   topic cannot be handed a judgment another topic's assessor is waiting for: a topic may
   take one more judgment while it is below its floor, or while its judgments beyond the
@@ -34,6 +38,16 @@ from dataclasses import dataclass
 TOPIC_GAMMA = 0.8
 # Each topic's guaranteed judgments, as a share of an equal split of the task budget.
 TOPIC_FLOOR_SHARE = 0.25
+
+
+def running_floor(spent: int, topics: int) -> int:
+    """The judgments every topic should have before the task's next one (the replay's
+    rule): ceil(TOPIC_FLOOR_SHARE * (spent + 1) / topics), which depends on the judgments
+    made so far only, so a smaller budget's order is a prefix of a larger one's, and ends
+    within one of ``topic_floor`` of the whole budget."""
+    if topics <= 0:
+        return 0
+    return math.ceil(TOPIC_FLOOR_SHARE * (spent + 1) / topics)
 
 
 def topic_floor(total: int, topics: int) -> int:
