@@ -155,7 +155,9 @@ class Planner:
 
     def __init__(self, data: PlannerInput, seed: int = 0) -> None:
         # Every run is scored once per strategy, budget and group: ranked once, here.
-        runs = {tag: {t: trec_ranking(d) for t, d in run.items()} for tag, run in data.runs.items()}
+        runs: dict[str, Scores] = {
+            tag: {t: trec_ranking(d) for t, d in run.items()} for tag, run in data.runs.items()
+        }
         self.data = data = replace(data, runs=runs)
         self.seed = seed
         self.ranked = ranked_runs(data)

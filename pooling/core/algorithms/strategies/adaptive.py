@@ -156,7 +156,7 @@ def _spread(
     tie = {t: rng.random() for t in topics}
     tally = {t: TopicTally() for t in topics}
     live = set(topics)  # topics whose runs still hold a document to judge
-    fewest = [(0, tie[t], t) for t in topics]  # (judgments, tie, topic): who is behind
+    fewest = [(0.0, tie[t], t) for t in topics]  # (judgments, tie, topic): who is behind
     best = [(-0.5, tie[t], t) for t in topics]  # (-expected gain, tie, topic)
     heapq.heapify(fewest)
     heapq.heapify(best)
@@ -176,7 +176,7 @@ def _spread(
         mine = tally[t]
         mine.spent += 1
         mine.hear(strategies[t].runs.judged[doc], gamma)
-        heapq.heappush(fewest, (mine.spent, tie[t], t))
+        heapq.heappush(fewest, (float(mine.spent), tie[t], t))
         heapq.heappush(best, (-mine.gain, tie[t], t))
     return order
 
