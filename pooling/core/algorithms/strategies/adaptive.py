@@ -100,15 +100,24 @@ class TopicStrategy:
             return  # judged already: the first judgment is the one the runs learnt from
         best = self.peek()
         pulled = best[2] if best is not None and self.runs.next_doc(best[2]) == doc else None
+        self._learn(doc, relevant, pulled)
+
+    def _learn(self, doc: str, relevant: bool, pulled: int | None) -> None:
         for arm, judged in self.runs.judge(doc, relevant):
             self.update(arm, judged, arm == pulled)
             heapq.heappush(self.heap, (-self.priority[arm], self.tie[arm], arm))
 
     def step(self, judge: Judge, topic: str) -> str | None:
         """Judge the next document; it, or None when every run is exhausted."""
-        doc = self.next_doc()
-        if doc is not None:
-            self.record(doc, judge(topic, doc))
+        best = self.peek()
+        if best is None:
+            return None
+        doc = self.runs.next_doc(best[2])
+        if doc is None:  # never: peek skips spent runs
+            return None
+        # The front run's next document is unjudged (its pointer passed every judged one):
+        # it is the pulled run, as ``record`` would find.
+        self._learn(doc, judge(topic, doc), best[2])
         return doc
 
 
