@@ -29,7 +29,8 @@ def test_tally_discounts_older_judgments_by_0_8() -> None:
     # Oldest first: each later judgment multiplies what came before by 0.8.
     hits = 1 * 0.8**3 + 0 * 0.8**2 + 1 * 0.8 + 1
     misses = 0 * 0.8**3 + 1 * 0.8**2 + 0 * 0.8 + 0
-    assert math.isclose(tally.hits, hits) and math.isclose(tally.misses, misses)
+    assert math.isclose(tally.hits, hits)
+    assert math.isclose(tally.misses, misses)
     assert math.isclose(tally.gain, (1 + hits) / (2 + hits + misses))
 
 
@@ -48,6 +49,7 @@ def test_share_rule_worked_by_hand() -> None:
     # Below the floor a topic always may; the others' floors are kept for them.
     fresh = TopicTally()
     assert task_share_allows("c", {"a": rich, "b": poor, "c": fresh}, 20)
+
     # Budget 20 over three topics: floor 2 each, 14 above the floors. c still needs 1.
     def gain(judged: list[bool]) -> float:
         hits = sum(r * 0.8**age for age, r in enumerate(reversed(judged)))
@@ -61,7 +63,7 @@ def test_share_rule_worked_by_hand() -> None:
     a = topic_tally(9, [True] * 9)
     assert task_share_allows("a", {"a": a, "b": b, "c": c}, 20)  # 2 left, 1 kept for c
     a = topic_tally(10, [True] * 10)  # its share still allows, but the last one is c's floor
-    assert 10 - 2 < 14 * a.gain / (a.gain + b.gain + c.gain)
+    assert 14 * a.gain / (a.gain + b.gain + c.gain) > 10 - 2
     assert not task_share_allows("a", {"a": a, "b": b, "c": c}, 20)
     assert task_share_allows("c", {"a": a, "b": b, "c": c}, 20)
     c.spent = 2
@@ -101,7 +103,8 @@ def test_spreading_by_gain_beats_equal_shares_on_a_deep_pooled_collection() -> N
         for total in (300, 600):
             spread = judging_order(strategy, ranked, Budget(total=total), judge, seed=5)
             equal = judging_order(strategy, ranked, Budget(per_topic=total // 10), judge, seed=5)
-            assert len(spread) == total and len(equal) == total
+            assert len(spread) == total
+            assert len(equal) == total
             found_spread = sum(judge(t, d) for t, d in spread)
             found_equal = sum(judge(t, d) for t, d in equal)
             assert found_spread > 1.15 * found_equal, (name, total, found_spread, found_equal)
