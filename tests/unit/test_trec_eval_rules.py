@@ -102,7 +102,7 @@ def test_only_topics_float32_would_merge_are_handed_over_as_negated_ranks() -> N
 
 def test_a_run_ranked_once_is_handed_over_as_it_is_and_scores_the_same() -> None:
     run = {"1": {"b": LOW, "a": HIGH, "c": 3.0, "d": 3.0}, "2": {"x": 1.0, "y": 1.0, "z": 0.5}}
-    ranked = {topic: trec_ranking(docs) for topic, docs in run.items()}
+    ranked: dict[str, dict[str, float]] = {t: trec_ranking(docs) for t, docs in run.items()}
     # trec_eval's order: score descending, ties by docno descending; ranks negated.
     assert ranked == {
         "1": {"a": -1.0, "b": -2.0, "d": -3.0, "c": -4.0},
