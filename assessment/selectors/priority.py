@@ -50,3 +50,24 @@ def topic_judgments_in_order(topic_id: int, relevance_level: int) -> list[tuple[
         if key not in found:
             found[key] = grade is not None and grade >= relevance_level
     return list(found.items())
+
+
+def task_judgments_by_topic(task_id: int, relevance_level: int) -> dict[int, list[bool]]:
+    """topic id -> whether each judged item of the topic is relevant, in the order it was
+    first judged (as ``topic_judgments_in_order``), for every topic of the task: what sharing
+    a task budget by expected gain learns from."""
+    rows = (
+        Judgment.objects.filter(
+            hit__item__topic__task_id=task_id, assignment__purpose__in=LEARNED_FROM
+        )
+        .order_by("pk")
+        .values_list("hit__item__topic_id", "hit__item__key", "grade")
+    )
+    first: dict[tuple[int, str], bool] = {}
+    for topic_id, key, grade in rows:
+        if (topic_id, key) not in first:
+            first[topic_id, key] = grade is not None and grade >= relevance_level
+    found: dict[int, list[bool]] = {}
+    for (topic_id, _key), relevant in first.items():
+        found.setdefault(topic_id, []).append(relevant)
+    return found

@@ -3,8 +3,10 @@
 Under the topic's pool lock (pooling/locks.py, the lock every build and submit takes first):
 an item handed out and not yet judged in this assignment's line comes first; otherwise the
 strategy chooses from every judgment of the topic so far, whoever made it, and the pool grows
-by that item (pooling.services.priority_items). Two assessors asking at once are served one
-after the other, and the second gets the item the first caused, never a second new one.
+by that item (pooling.services.priority_items). Under a task budget the topic must also be
+within its share, which follows every topic's judgments (``strategies.allocation``): a topic
+finding relevant documents gets more of the budget. Two assessors asking at once are served
+one after the other, and the second gets the item the first caused, never a second new one.
 Nothing here reads or shows a run, rank or score: the assessor sees an item, as ever.
 """
 
@@ -13,8 +15,9 @@ from __future__ import annotations
 from django.db import transaction
 
 from assessment.models import Assignment
-from assessment.selectors.priority import topic_judgments_in_order
+from assessment.selectors.priority import task_judgments_by_topic, topic_judgments_in_order
 from assessment.selectors.progress import item_statuses
+from collection.models import Topic
 from pooling.locks import topic_pools_lock
 from pooling.selectors.strategy_inputs import topic_strategy
 from pooling.services.priority_items import pool_next_item_add
@@ -24,14 +27,27 @@ def priority_next_item(*, assignment: Assignment) -> int | None:
     """The item the assignment judges next in its topic's priority order (added to the pool
     if need be); None when the budget is spent or the runs hold nothing more."""
     topic = assignment.topic
+    before, _build = topic_strategy(topic.pk)
+    locked = [topic.pk]
+    if before is not None and before.scope == "task":
+        # Topics sharing a task budget take their items one at a time, or two could both
+        # take the budget's last judgment.
+        locked = list(Topic.objects.filter(task_id=topic.task_id).values_list("pk", flat=True))
     with transaction.atomic():
-        topic_pools_lock(topic_ids=[topic.pk])
+        topic_pools_lock(topic_ids=locked)
         pending = next((s.item_id for s in item_statuses(assignment) if s.judged < s.hits), None)
         if pending is not None:
             return pending
         spec, build = topic_strategy(topic.pk)
         if spec is None or not spec.adaptive or assignment.training_round_id is not None:
             return None
-        judged = topic_judgments_in_order(topic.pk, topic.task.relevance_level)
-        item = pool_next_item_add(topic=topic, spec=spec, build=build, judged=judged)
+        level = topic.task.relevance_level
+        judged = topic_judgments_in_order(topic.pk, level)
+        # A task budget is shared by the topics' expected gains: every topic's judgments.
+        task_judged = None
+        if spec.scope == "task":
+            task_judged = task_judgments_by_topic(topic.task_id, level)
+        item = pool_next_item_add(
+            topic=topic, spec=spec, build=build, judged=judged, task_judged=task_judged
+        )
         return None if item is None else item.pk

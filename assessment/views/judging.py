@@ -93,8 +93,8 @@ def assess_continue(request: HttpRequest, assignment_id: int) -> HttpResponse:
         if first is None:
             messages.info(
                 request,
-                "Nothing more to judge: this topic's budget is spent, or its runs hold no "
-                "document left to judge.",
+                "Nothing more to judge: this topic's budget is spent (with a budget for the "
+                "whole task: its share for now), or its runs hold no document left to judge.",
             )
     if first is None:
         return redirect("assessment:items", assignment_id)

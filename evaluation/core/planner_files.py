@@ -13,6 +13,7 @@ from sys import intern
 
 from evaluation.core.pool_planner import PlannerInput
 from evaluation.core.qrels import QrelsFormatError, qrels_grades, qrels_parse, qrels_read_path
+from evaluation.core.ranking import trec_ranking
 from evaluation.core.runfiles import RunFileError, read_evaluation_run
 from evaluation.core.trec_measures import parse_measures
 
@@ -86,9 +87,12 @@ def planner_input_read(
         files[run.tag] = str(path)
         scores = run.scores()
         # One string per docno, shared by every run that retrieved it: 143 runs of 30,000
-        # rows hold a fraction of the distinct docnos, and the memory follows.
+        # rows hold a fraction of the distinct docnos, and the memory follows. Each topic is
+        # kept as trec_eval ranks it, what the planner scores many times over.
         runs[run.tag] = {
-            t: {intern(d): score for d, score in scores[t].items()} for t in grades if t in scores
+            t: trec_ranking({intern(d): score for d, score in scores[t].items()})
+            for t in grades
+            if t in scores
         }
     tags = sorted(runs)
     pool_tags = read_pool_tags(pool_runs, tags) if pool_runs is not None else tags

@@ -23,10 +23,11 @@ so each is replayed once, to the largest budget.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from evaluation.core.measures import Grades, Scores, trec_order
+from evaluation.core.measures import Grades, Scores
 from evaluation.core.rank_correlation import kendall_tau_b, tau_ap
+from evaluation.core.ranking import trec_ranking
 from evaluation.core.trec_measures import Measure, MeasureEvaluator, MeasureScores, summary
 from pooling.core.algorithms.strategies import (
     Budget,
@@ -84,7 +85,7 @@ def ranked_runs(data: PlannerInput) -> Ranked:
     """topic -> pool run tag -> docnos in trec_eval's order (score, then docno, descending)."""
     return {
         topic: {
-            tag: trec_order(data.runs[tag][topic])
+            tag: list(trec_ranking(data.runs[tag][topic]))
             for tag in data.pool_tags
             if data.runs[tag].get(topic)
         }
@@ -153,7 +154,11 @@ class Planner:
     """Replays strategies on one planner input; ``rows`` gives the table."""
 
     def __init__(self, data: PlannerInput, seed: int = 0) -> None:
-        self.data = data
+        # Every run is scored once per strategy, budget and group: ranked once, here.
+        runs: dict[str, Scores] = {
+            tag: {t: trec_ranking(d) for t, d in run.items()} for tag, run in data.runs.items()
+        }
+        self.data = data = replace(data, runs=runs)
         self.seed = seed
         self.ranked = ranked_runs(data)
         self.tags = sorted(data.runs)

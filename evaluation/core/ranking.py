@@ -46,6 +46,26 @@ def negated_ranks(docs: Mapping[str, float]) -> Ranking:
     return {doc: float(-rank) for rank, doc in enumerate(trec_order(docs), start=1)}
 
 
+class TrecRanking(dict[str, float]):
+    """A topic's ``negated_ranks``, in trec_eval's order, marked as such: ``ranked_run`` hands
+    it on unchecked. A caller that scores the same runs many times (the pool planner, once per
+    strategy, budget and group) ranks each run once (``trec_ranking``), not on every call."""
+
+
+# One float object per rank, shared by every ranking: a TrecRanking costs its dict only.
+_NEGATED: list[float] = []
+
+
+def trec_ranking(docs: Mapping[str, float]) -> TrecRanking:
+    """``negated_ranks`` as a ``TrecRanking`` (one already is is returned as it is)."""
+    if isinstance(docs, TrecRanking):
+        return docs
+    order = trec_order(docs)
+    while len(_NEGATED) < len(order):
+        _NEGATED.append(float(-len(_NEGATED) - 1))
+    return TrecRanking(zip(order, _NEGATED, strict=False))
+
+
 def float32_keeps_order(docs: Mapping[str, float]) -> bool:
     """Whether float32 tells apart every two scores a double does. Rounding to float32 never
     swaps two scores, so then pytrec_eval ranks the topic exactly as trec_eval does."""
@@ -54,10 +74,13 @@ def float32_keeps_order(docs: Mapping[str, float]) -> bool:
 
 
 def ranked_run(run: Mapping[str, Mapping[str, float]]) -> Mapping[str, Mapping[str, float]]:
-    """What is handed to pytrec_eval: each topic's scores when float32 keeps their order (the
-    usual case, and cheaper than sorting), else its ``negated_ranks``."""
+    """What is handed to pytrec_eval: a ``TrecRanking`` as it is, each other topic's scores
+    when float32 keeps their order (the usual case, and cheaper than sorting), else its
+    ``negated_ranks``."""
     return {
-        topic: docs if float32_keeps_order(docs) else negated_ranks(docs)
+        topic: docs
+        if isinstance(docs, TrecRanking) or float32_keeps_order(docs)
+        else negated_ranks(docs)
         for topic, docs in run.items()
     }
 

@@ -10,27 +10,47 @@ were made, and must run in the transaction that took the topic's pool lock first
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max
 
 from collection.models import Topic
 from pooling.core.algorithms import PlannedItem
+from pooling.core.algorithms.strategies.allocation import (
+    TopicTally,
+    task_share_allows,
+    topic_tally,
+)
 from pooling.core.algorithms.strategies.priority import PoolStrategy, adaptive_next
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem
 from pooling.selectors.pool_inputs import document_ids, pooled_runs
 from pooling.selectors.strategy_inputs import item_ranks, strategy_runs
 
 
-def budget_left(spec: PoolStrategy, topic: Topic) -> int:
-    """Judgments the budget still allows for ``topic``: its own, or the task's that are left
-    (topics judged at once share a task budget as they ask, first come, first served)."""
+def budget_left(
+    spec: PoolStrategy, topic: Topic, task_judged: Mapping[int, Sequence[bool]] | None = None
+) -> int:
+    """Judgments the budget still allows for ``topic``: its own, or the task's that are left.
+
+    With ``task_judged`` (topic id -> its judgments, relevant or not, in the order they were
+    made), a task budget is shared by expected gain (``strategies.allocation``): 0 when the
+    topic has had its share for now, though the task has judgments left."""
     if spec.scope == "topic":
-        spent = PoolItem.objects.filter(topic=topic).count()
-    else:
-        spent = PoolItem.objects.filter(topic__task_id=topic.task_id).count()
-    return max(spec.budget - spent, 0)
+        return max(spec.budget - PoolItem.objects.filter(topic=topic).count(), 0)
+    spent = dict(
+        PoolItem.objects.filter(topic__task_id=topic.task_id)
+        .values_list("topic_id")
+        .annotate(items=Count("id"))
+    )
+    left = max(spec.budget - sum(spent.values()), 0)
+    if task_judged is None or not left:
+        return left
+    topic_ids = Topic.objects.filter(task_id=topic.task_id).values_list("pk", flat=True)
+    tallies: dict[str | int, TopicTally] = {
+        pk: topic_tally(spent.get(pk, 0), task_judged.get(pk, ())) for pk in topic_ids
+    }
+    return left if task_share_allows(topic.pk, tallies, spec.budget) else 0
 
 
 def pool_next_item_add(
@@ -39,13 +59,15 @@ def pool_next_item_add(
     spec: PoolStrategy,
     build: PoolBuild | None,
     judged: Sequence[tuple[str, bool]],
+    task_judged: Mapping[int, Sequence[bool]] | None = None,
 ) -> PoolItem | None:
     """The item of the strategy's next document for ``topic`` after ``judged``, added to the
-    pool if it is not there yet; None when the budget is spent or the runs hold nothing more.
+    pool if it is not there yet; None when the budget (a task budget: the topic's share of it,
+    given ``task_judged``, see ``budget_left``) is spent or the runs hold nothing more.
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("pool_next_item_add runs in the transaction that holds the pool lock")
-    if budget_left(spec, topic) <= 0:
+    if budget_left(spec, topic, task_judged) <= 0:
         return None
     task = topic.task
     specs = pooled_runs(task).specs

@@ -14,6 +14,7 @@ import json
 import random
 import threading
 from collections import defaultdict
+from itertools import pairwise
 
 import pytest
 from django.contrib.auth.models import User
@@ -140,6 +141,26 @@ def rrf_order(files: dict[str, str], topic: str, budget: int) -> list[str]:
 def relevant(doc: str) -> bool:
     """The test's oracle: every third document is relevant."""
     return int(doc.rsplit("-", 1)[1]) % 3 == 0
+
+
+def unjudged_by_hand(runs: dict[str, list[str]], judged: dict[str, bool]) -> float:
+    """docs/pooling.md's estimate of relevant documents still unjudged, written out: fuse by
+    1 / (60 + rank), cut the fused ranking at 10, 20, 40, 80, ...; each band's rate is its
+    relevant judged plus 2 judgments at the prior, over its judged plus 2; the first prior is
+    1/2, each next one half the rate before; add rate times unjudged documents."""
+    weight: dict[str, float] = defaultdict(float)
+    for docs in runs.values():
+        for rank, doc in enumerate(docs, start=1):
+            weight[doc] += 1 / (60 + rank)
+    fused = sorted(weight, key=lambda doc: (-weight[doc], doc))
+    total, prior, edges = 0.0, 0.5, [0, 10, 20, 40, 80, 160, 320, 640, 1280]
+    for low, high in pairwise(edges):
+        band = fused[low:high]
+        seen = [judged[doc] for doc in band if doc in judged]
+        rate = (sum(seen) + 2 * prior) / (len(seen) + 2)
+        total += rate * (len(band) - len(seen))
+        prior = rate / 2
+    return total
 
 
 def assessor(username: str) -> Client:
@@ -364,6 +385,31 @@ def test_a_task_budget_is_shared_by_the_topics_when_adaptive() -> None:
 
 
 @pytest.mark.django_db
+def test_a_task_budget_goes_to_the_topic_finding_relevant_documents_when_adaptive() -> None:
+    files = shuffled_runs({"bm25": 51, "dense": 52}, depth=20)
+    task = document_task("Prio-Share", files)
+    pool_build(task=task, strategy=_spec("mm-ns", 16, scope="task", seed=2))
+    alice, bob = assessor("alice"), assessor("bob")
+    rich, poor = assign(task, "1", alice), assign(task, "2", bob)
+    # Both assessors ask in turn, as fast as each other: first come, first served would
+    # give each topic 8. Topic 1's documents are all relevant, topic 2's none.
+    for _round in range(16):
+        for client, assignment, grade in ((alice, rich, 1), (bob, poor, 0)):
+            item = next_item(client, assignment)
+            if item is not None:
+                judge(client, assignment, item, grade)
+    spent = {
+        number: PoolItem.objects.filter(topic__task=task, topic__number=number).count()
+        for number in TOPICS
+    }
+    assert sum(spent.values()) <= 16
+    # Each topic has its floor, ceil(16 / 2 / 4) = 2; the rich topic the most of the rest.
+    assert spent["2"] >= 2
+    assert spent["1"] >= 2 * spent["2"], spent
+    assert Judgment.objects.count() == sum(spent.values())  # every item handed out is judged
+
+
+@pytest.mark.django_db
 def test_a_bad_strategy_is_refused_with_its_reason_when_asked_anywhere() -> None:
     files = shuffled_runs({"bm25": 51})
     task = document_task("Prio-Bad", files)
@@ -424,16 +470,23 @@ def test_dashboard_and_order_export_tell_spend_finds_and_each_items_runs_when_ju
     assert stats["judged"] == 3
     assert stats["relevant"] == found
     assert stats["budget"] == 10
+    ranked_files = ranked_from_files(files)
+    estimate = unjudged_by_hand(ranked_files["1"], {doc: relevant(doc) for doc in served})
     assert stats["topics"][0] == {
         "topic": "1",
         "items": 4,
         "judged": 3,
         "relevant": found,
         "budget": 5,
+        "relevant_unjudged_estimate": round(estimate, 1),
     }
     assert stats["topics"][1]["judged"] == 0
+    untouched = unjudged_by_hand(ranked_files["2"], {})
+    assert stats["topics"][1]["relevant_unjudged_estimate"] == round(untouched, 1)
+    assert stats["relevant_unjudged_estimate"] == round(estimate + untouched, 1)
     table = page.split('id="priority-table"', 1)[1].split("</table>", 1)[0]
     assert '<td>1</td><td class="num">3</td><td class="num">5</td>' in table
+    assert f'<td class="num">{estimate:.1f}</td></tr>' in table
     assert "mm-ns:0.5, 5 judgments per topic, seed 6" in page
     streamed = export.streaming_content  # type: ignore[attr-defined]
     lines = b"".join(streamed).decode().splitlines()

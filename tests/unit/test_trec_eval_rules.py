@@ -17,8 +17,16 @@ import pytrec_eval
 from evaluation.core.measures import PrimeEvaluator
 from evaluation.core.official import unjudged_rule
 from evaluation.core.qrels import QrelsFormatError, qrels_parse
-from evaluation.core.ranking import float32_keeps_order, negated_ranks, ranked_run, trec_order
+from evaluation.core.ranking import (
+    TrecRanking,
+    float32_keeps_order,
+    negated_ranks,
+    ranked_run,
+    trec_order,
+    trec_ranking,
+)
 from evaluation.core.runfiles import RunFileError, evaluate_run_files, evaluate_run_files_measures
+from evaluation.core.trec_measures import evaluate_measures
 from pooling.core.formats import RunContext, read_run
 
 # Two scores a double tells apart and a float32 does not: trec_eval ranks "a" first.
@@ -90,6 +98,29 @@ def test_only_topics_float32_would_merge_are_handed_over_as_negated_ranks() -> N
     assert float32_keeps_order({"a": 1.0, "b": 1.0, "c": 2.0})  # a tie stays a tie
     handed = ranked_run({"1": {"b": LOW, "a": HIGH}, "2": {"x": 1.0, "y": 1.0}})
     assert handed == {"1": {"a": -1.0, "b": -2.0}, "2": {"x": 1.0, "y": 1.0}}
+
+
+def test_a_run_ranked_once_is_handed_over_as_it_is_and_scores_the_same() -> None:
+    run = {"1": {"b": LOW, "a": HIGH, "c": 3.0, "d": 3.0}, "2": {"x": 1.0, "y": 1.0, "z": 0.5}}
+    ranked: dict[str, dict[str, float]] = {t: trec_ranking(docs) for t, docs in run.items()}
+    # trec_eval's order: score descending, ties by docno descending; ranks negated.
+    assert ranked == {
+        "1": {"a": -1.0, "b": -2.0, "d": -3.0, "c": -4.0},
+        "2": {"y": -1.0, "x": -2.0, "z": -3.0},
+    }
+    assert isinstance(ranked["1"], TrecRanking)
+    assert trec_ranking(ranked["1"]) is ranked["1"]
+    handed = ranked_run(ranked)
+    assert all(handed[topic] is ranked[topic] for topic in ranked)  # not checked again
+    qrels = {"1": {"b": 1, "d": 2, "c": 0}, "2": {"x": 1, "z": 1}}
+    names = ["map", "P_2", "ndcg_cut_3", "bpref", "recip_rank"]
+    assert (
+        evaluate_measures(ranked, qrels, names).measures
+        == evaluate_measures(run, qrels, names).measures
+    )
+    # By hand: topic 1 retrieves b at 2 and d at 3 (map (1/2 + 2/3) / 2), topic 2 x at 2
+    # and z at 3 (map (1/2 + 2/3) / 2).
+    assert evaluate_measures(ranked, qrels, ["map"]).measures["map"] == pytest.approx(7 / 12)
 
 
 def test_run_comment_lines_are_skipped_when_evaluated(tmp_path: Path) -> None:

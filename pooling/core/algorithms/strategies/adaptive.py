@@ -9,17 +9,9 @@ tie-break drawn once per arm from the injected ``random.Random``), so ties are b
 random yet the same seed gives the same pool.
 
 Budgets: per topic, each topic is judged on its own until its budget or its runs run out.
-For a task budget, topics compete as the arms of one more bandit: every next judgment goes
-to the topic of highest (1 + hits) / (2 + hits + misses), where hits and misses count the
-topic's own judgments so far, each discounted by TOPIC_GAMMA per later judgment of the topic
-(as MM-NS discounts a run's). A topic whose recent judgments keep finding relevant documents
-keeps getting judgments; one that stops finding them gives way, and comes back once the
-others' rates fall below its own. Ties: a random order of the topics drawn from the seed.
-(Letting topics compete through their runs' own priorities instead spends the budget
-exploring the untried runs of topics with few relevant documents: MaxMean's untried arms
-sit at 1/2. Equal shares per topic, the weak baseline, are a per-topic budget of total /
-topics.) TOPIC_GAMMA = 0.8 found about as many relevant documents as 0.5 and more than 0.9,
-0.95 or 1 on TREC-COVID round 1 (docs/pooling.md).
+A task budget is spread over the topics by expected gain, each topic guaranteed a floor
+(``allocation``: the rules, and why). Equal shares per topic, the weak baseline, are a
+per-topic budget of total / topics.
 """
 
 from __future__ import annotations
@@ -28,10 +20,8 @@ import heapq
 import random
 from collections.abc import Callable, Sequence
 
+from pooling.core.algorithms.strategies.allocation import TOPIC_GAMMA, TopicTally, running_floor
 from pooling.core.algorithms.strategies.common import Budget, Judge, Order, Ranked
-
-# Discount of older judgments in a topic's hit rate (task budgets), as MM-NS discounts a run's.
-TOPIC_GAMMA = 0.8
 
 
 class RunPointers:
@@ -110,15 +100,24 @@ class TopicStrategy:
             return  # judged already: the first judgment is the one the runs learnt from
         best = self.peek()
         pulled = best[2] if best is not None and self.runs.next_doc(best[2]) == doc else None
+        self._learn(doc, relevant, pulled)
+
+    def _learn(self, doc: str, relevant: bool, pulled: int | None) -> None:
         for arm, judged in self.runs.judge(doc, relevant):
             self.update(arm, judged, arm == pulled)
             heapq.heappush(self.heap, (-self.priority[arm], self.tie[arm], arm))
 
     def step(self, judge: Judge, topic: str) -> str | None:
         """Judge the next document; it, or None when every run is exhausted."""
-        doc = self.next_doc()
-        if doc is not None:
-            self.record(doc, judge(topic, doc))
+        best = self.peek()
+        if best is None:
+            return None
+        doc = self.runs.next_doc(best[2])
+        if doc is None:  # never: peek skips spent runs
+            return None
+        # The front run's next document is unjudged (its pointer passed every judged one):
+        # it is the pulled run, as ``record`` would find.
+        self._learn(doc, judge(topic, doc), best[2])
         return doc
 
 
@@ -159,22 +158,44 @@ def _spread(
     rng: random.Random,
     gamma: float,
 ) -> Order:
-    """A task budget: every judgment goes to the topic of highest discounted hit rate."""
+    """A task budget: every judgment goes to the topic furthest behind the running floor if
+    one is, else to the topic of highest expected gain (``allocation``). Nothing here
+    depends on ``total`` but when to stop, so a smaller budget buys a prefix of this order."""
     topics = sorted(strategies)
     tie = {t: rng.random() for t in topics}
-    hits = dict.fromkeys(topics, 0.0)
-    misses = dict.fromkeys(topics, 0.0)
-    heap = [(-0.5, tie[t], t) for t in topics]
-    heapq.heapify(heap)
+    tally = {t: TopicTally() for t in topics}
+    live = set(topics)  # topics whose runs still hold a document to judge
+    fewest = [(0.0, tie[t], t) for t in topics]  # (judgments, tie, topic): who is behind
+    best = [(-0.5, tie[t], t) for t in topics]  # (-expected gain, tie, topic)
+    heapq.heapify(fewest)
+    heapq.heapify(best)
     order: Order = []
-    while heap and len(order) < total:
-        _, _, t = heapq.heappop(heap)
+    while live and len(order) < total:
+        floor = running_floor(len(order), len(topics))
+        t = _top(fewest, lambda key, t: t in live and key == tally[t].spent)
+        if t is None or tally[t].spent >= floor:
+            t = _top(best, lambda key, t: t in live and key == -tally[t].gain)
+        if t is None:
+            break
         doc = strategies[t].step(judge, t)
         if doc is None:
-            continue  # the topic's runs are exhausted: it leaves the heap
+            live.discard(t)  # the topic's runs are exhausted
+            continue
         order.append((t, doc))
-        relevant = strategies[t].runs.judged[doc]
-        hits[t] = gamma * hits[t] + relevant
-        misses[t] = gamma * misses[t] + (not relevant)
-        heapq.heappush(heap, (-(1 + hits[t]) / (2 + hits[t] + misses[t]), tie[t], t))
+        mine = tally[t]
+        mine.spent += 1
+        mine.hear(strategies[t].runs.judged[doc], gamma)
+        heapq.heappush(fewest, (float(mine.spent), tie[t], t))
+        heapq.heappush(best, (-mine.gain, tie[t], t))
     return order
+
+
+def _top(heap: list[tuple[float, float, str]], current: Callable[[float, str], bool]) -> str | None:
+    """The topic at the top of a heap whose stale entries (a topic judged since, or gone)
+    are dropped as they surface."""
+    while heap:
+        key, _tie, topic = heap[0]
+        if current(key, topic):
+            return topic
+        heapq.heappop(heap)
+    return None

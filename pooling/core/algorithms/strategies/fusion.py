@@ -108,20 +108,27 @@ def fused_order_without(
     with the few of them still heavy enough: the cost follows the removed runs and the
     budget, not every document of every run (leave-one-group-out asks once per group).
     Equal to fusing the remaining runs afresh up to float rounding of the subtracted weights."""
-    lowered: dict[tuple[str, str], float] = {}
-    left: dict[tuple[str, str], int] = {}
+    lowered: dict[str, dict[str, float]] = {}  # topic -> docno -> weight left
+    left: dict[str, dict[str, int]] = {}  # topic -> docno -> runs left that retrieved it
     depth = max((len(docs) for lists in removed.values() for docs in lists), default=0)
     table = [weight(rank) for rank in range(1, depth + 1)]
     for topic, lists in removed.items():
         weights, count = fused[topic], counts[topic]
+        low = lowered.setdefault(topic, {})
+        runs_left = left.setdefault(topic, {})
         for docs in lists:
             for w, doc in zip(table, docs, strict=False):
-                key = (topic, doc)
-                lowered[key] = lowered.get(key, weights[doc]) - w
-                left[key] = left.get(key, count[doc]) - 1
-    kept = list(islice((key for key in full if key not in lowered), total))
+                low[doc] = low.get(doc, weights[doc]) - w
+                runs_left[doc] = runs_left.get(doc, count[doc]) - 1
+    none: dict[str, float] = {}
+    kept = list(islice(((t, d) for t, d in full if d not in lowered.get(t, none)), total))
     floor = fused[kept[total - 1][0]][kept[total - 1][1]] if len(kept) >= total else -1.0
     # A document no remaining run retrieved is never pooled (its weight is a rounding error).
-    rising = [(-w, t, d) for (t, d), w in lowered.items() if w >= floor and left[(t, d)]]
+    rising = [
+        (-w, t, d)
+        for t, low in lowered.items()
+        for d, w in low.items()
+        if w >= floor and left[t][d]
+    ]
     merged = heapq.merge(((-fused[t][d], t, d) for t, d in kept[:total]), sorted(rising))
     return [(t, d) for _w, t, d in list(merged)[:total]]
