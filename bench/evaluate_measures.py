@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.trec_eval_build import trec_eval_binary  # noqa: E402
-from evaluation.core.runfiles import evaluate_run_files_measures  # noqa: E402
+from evaluation.core.runfiles import default_workers, evaluate_run_files_measures  # noqa: E402
 
 MEASURES = ["map", "P_10", "ndcg_cut_10", "recip_rank", "bpref", "Rprec"]
 TREC_EVAL_ARGS = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "recip_rank"]
@@ -211,25 +211,51 @@ def trec_eval_version(binary: Path) -> tuple[str, str]:
     return version, "float32" if parts < (9, 0, 8) else "double"
 
 
-# ``manage.py evaluate`` itself, in a fresh process; its peak is the process's own high-water
-# mark (VmHWM, reset by exec; ru_maxrss is not). Output goes to a file, not kept in memory.
+# ``manage.py evaluate`` itself, in a fresh process. It scores runs in worker processes, so
+# its peak is that of the whole tree: the proportional set size (PSS: a page shared by the
+# forked workers counted once) of the process and its children, sampled every 20 ms, and the
+# process's own high-water mark (VmHWM, reset by exec; ru_maxrss is not). Output goes to a
+# file, not kept in memory.
 CHILD = """
-import io, json, os, sys
+import io, json, os, sys, threading, time
 sys.path.insert(0, {repo!r})
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
+
+def pss(pid):
+    try:
+        with open(f"/proc/{{pid}}/smaps_rollup") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("Pss:"))
+    except (OSError, StopIteration):
+        return 0
+
+def tree():
+    me = os.getpid()
+    kids = []
+    for task in os.listdir(f"/proc/{{me}}/task"):
+        with open(f"/proc/{{me}}/task/{{task}}/children") as f:
+            kids += f.read().split()
+    return pss(me) + sum(pss(int(k)) for k in kids)
+
+peak, done = [0], threading.Event()
+def sample():
+    while not done.wait(0.02):
+        peak[0] = max(peak[0], tree())
+threading.Thread(target=sample, daemon=True).start()
 import django
 django.setup()
 from django.core.management import call_command
 with open({out!r}, "w") as out:
     call_command("evaluate", *{runs!r}, "--qrels", {qrels!r}, "--task", "document",
         *[a for m in {measures!r} for a in ("--measure", m)], "--format", "json", stdout=out)
+done.set()
 hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM"))
-print(int(hwm.split()[1]) / 1024)
+print(peak[0] / 1024, int(hwm.split()[1]) / 1024)
 """
 
 
-def child(qrels: Path, runs: list[Path]) -> tuple[float, float, Figures]:
-    """``manage.py evaluate`` in a fresh process: (wall s, peak MB, figures)."""
+def child(qrels: Path, runs: list[Path]) -> tuple[float, float, float, Figures]:
+    """``manage.py evaluate`` in a fresh process: (wall s, peak MB of it and its workers,
+    its own peak MB, figures)."""
     out = qrels.parent / "evaluate.json"
     code = CHILD.format(
         repo=str(REPO),
@@ -239,18 +265,18 @@ def child(qrels: Path, runs: list[Path]) -> tuple[float, float, Figures]:
         out=str(out),
     )
     with Clock() as clock:
-        peak = subprocess.run(
+        peaks = subprocess.run(
             [sys.executable, "-c", code], check=True, capture_output=True, text=True
-        ).stdout
+        ).stdout.split()
     rows = json.loads(out.read_text())
     figures = {Path(str(r["file"])).name: [r["measures"][m] for m in MEASURES] for r in rows}
-    return clock.wall, float(peak), figures
+    return clock.wall, float(peaks[0]), float(peaks[1]), figures
 
 
 def compare_peers(qrels: Path, runs: list[Path], binary: Path | None, why: str) -> None:
     n = len(runs)
     our_clock, our = ours(qrels, runs)
-    timings = [("qrelsmith evaluate --measure", our_clock)]
+    timings = [(f"qrelsmith evaluate ({default_workers()} workers)", our_clock)]
     if binary is not None:
         version, precision = trec_eval_version(binary)
         clock, theirs = trec_eval(binary, qrels, runs)
@@ -276,7 +302,7 @@ def compare_peers(qrels: Path, runs: list[Path], binary: Path | None, why: str) 
         except ImportError:
             print(f"  {name}: not installed (pip install -e '.[bench]')")
             continue
-        timings.append((name, clock))
+        timings.append((f"{name} (numba compiles on 1st call)" if name == "ranx" else name, clock))
         worst, where = largest_difference(our, theirs)
         apart, _ = largest_difference(our, theirs, close=False)
         print(
@@ -316,17 +342,18 @@ def main() -> None:
         )
         print(f"  load average: {LOADAVG.read_text().strip()} ({os.cpu_count()} CPUs)")
         compare_peers(qrels, paths[: args.runs], binary, why)
-        small_wall, small_peak, small = child(qrels, paths[: args.runs])
-        big_wall, big_peak, big = child(qrels, paths)
+        small_wall, small_peak, small_own, small = child(qrels, paths[: args.runs])
+        big_wall, big_peak, big_own, big = child(qrels, paths)
         same = all(big[name] == figures for name, figures in small.items())
+        tree = f"with its {default_workers()} workers"
         print(
-            f"  {args.runs:>5} runs in a child process: {small_wall:6.1f} s, "
-            f"peak {small_peak:.0f} MB"
+            f"  {args.runs:>5} runs in a child process: {small_wall:6.1f} s, peak "
+            f"{small_peak:.0f} MB {tree} (PSS), {small_own:.0f} MB the process alone (VmHWM)"
         )
         print(
             f"  {args.big:>5} runs in a child process: {big_wall:6.1f} s, peak {big_peak:.0f} MB "
-            f"(goal < 300 MB); first {args.runs} runs' figures equal to the {args.runs} "
-            f"computed separately: {'yes' if same else 'NO'}"
+            f"{tree} (goal < 300 MB), {big_own:.0f} MB alone; first {args.runs} runs' figures "
+            f"equal to the {args.runs} computed separately: {'yes' if same else 'NO'}"
         )
         print(f"  load average after: {LOADAVG.read_text().strip()}")
         if not same or big_peak >= 300:

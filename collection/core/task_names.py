@@ -9,7 +9,7 @@ as they always did. When several tasks share the kind, the caller must say which
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 # Accepted spellings of a task's kind on the command line and in ARQMath file names.
@@ -92,3 +92,16 @@ def choose_task(tasks: Iterable[TaskRef], wanted: str, *, campaign: str) -> Task
         f"campaign {campaign!r} has {len(of_kind)} {kind} tasks: name one of them "
         f"({_listing(of_kind)})"
     )
+
+
+def leading_task(words: Sequence[str], names: Iterable[str]) -> tuple[str, int] | None:
+    """The task a file name's ``-``-separated ``words`` start with, and how many words it
+    takes: one of ``names`` (a task's name may itself hold ``-``; the longest wins), else a
+    kind spelling (``task1``), which ``choose_task`` then resolves; None when neither fits."""
+    for name in sorted(names, key=len, reverse=True):
+        taken = name.count("-") + 1
+        if "-".join(words[:taken]) == name:
+            return name, taken
+    if words and kind_of(words[0]) is not None:
+        return words[0], 1
+    return None

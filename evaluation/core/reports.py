@@ -311,3 +311,25 @@ MEASURE_RENDERERS = {
     "json": measures_json,
     "latex": measures_latex,
 }
+
+
+SIGNIFICANCE_FIELDS = (
+    "mean_difference",
+    "t_statistic",
+    "t_p",
+    "t_p_holm",
+    "randomization_p",
+    "randomization_p_holm",
+)
+
+
+def significance_csv(tests: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Every pair's tests, measure by measure: what the results page shows only in part."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["measure", "run_a", "run_b", *SIGNIFICANCE_FIELDS])
+    for measure, pairs in tests.items():
+        for pair in pairs:
+            values = [pair.get(field) for field in SIGNIFICANCE_FIELDS]
+            writer.writerow(safe_row([measure, pair["a"], pair["b"], *values]))
+    return out.getvalue()

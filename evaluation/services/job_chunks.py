@@ -201,7 +201,19 @@ def _chunk_finish(chunk: EvaluationChunk, attempt: int) -> bool:
             raise JobSuperseded(f"evaluation chunk {chunk.pk} attempt {attempt} was superseded")
         job = EvaluationJob.objects.select_for_update().get(pk=chunk.job_id)
         chunk.status = DONE
+        # A chunk re-run since this one started counted as an attempt of the job: the job's
+        # summing-up message must name the attempt it is on now.
+        chunk.job.attempts = job.attempts
         return job.status == RUNNING and not job.chunks.exclude(status=DONE).exists()
+
+
+def chunk_requeued(chunk_id: int, *, worker_lost: bool) -> None:
+    """The reaper queued the chunk again (its worker died, or its message was lost): an
+    attempt of its job too, so the job's pages say which attempt it is on and why."""
+    lost = {"worker_lost_at": timezone.now()} if worker_lost else {}
+    EvaluationJob.objects.filter(chunks__pk=chunk_id, status=RUNNING).update(
+        attempts=F("attempts") + 1, **lost
+    )
 
 
 def chunk_fail(chunk: EvaluationChunk, *, attempt: int, error: str) -> None:

@@ -35,6 +35,7 @@ from evaluation.models import EvaluationChunk, EvaluationJob, EvaluationResult, 
 from evaluation.selectors import runs_to_evaluate
 from evaluation.services.job_chunks import (
     JobScoring,
+    chunk_requeued,
     chunks_plan,
     evaluation_chunk_run,
     job_scoring,
@@ -122,8 +123,8 @@ def evaluation_jobs_reap() -> list[Reaped]:
             jobs.update(
                 status=EvaluationJob.Status.FAILED, error=found["error"], finished_at=timezone.now()
             )
-        elif reaped.action == "requeued":  # the job's page says a worker died and it goes on
-            jobs.update(worker_lost_at=timezone.now())
+        else:
+            chunk_requeued(reaped.job_id, worker_lost=reaped.action == "requeued")
     return jobs_reap(model=EvaluationJob, celery_task=evaluate_runs_task, alive=_with_live_chunks())
 
 

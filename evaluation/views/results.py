@@ -3,6 +3,8 @@ task's results for their own teams' runs, scored with the official qrels version
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
@@ -22,6 +24,7 @@ from evaluation.core.reports import (
     average_notes,
     incomplete_note,
     per_topic_csv,
+    significance_csv,
 )
 from evaluation.models import EvaluationJob, QrelsVersion
 from evaluation.selectors.categories import results_by_category
@@ -29,6 +32,7 @@ from evaluation.services.jobs import evaluation_jobs_reap
 from kernel.access import is_organizer
 from kernel.params import page_filter, parse_choice, parse_id
 
+SIGNIFICANCE_DOWNLOAD = "significance"  # organizers only: every pair of runs' tests
 DOWNLOADS = {
     "csv": ("text/csv", "csv"),
     "json": ("application/json", "json"),
@@ -118,7 +122,9 @@ def results_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "topic_columns": topic_columns,
         "by_category": _by_category(task, qrels, rows, measure),
         "chart": _chart_data(rows, columns, chosen, measure),
-        "significance": _significance(job, measure) if staff else [],
+        "significance": _significance(job, measure, chosen["run"] if chosen else None)
+        if staff
+        else {"pairs": [], "total": 0, "run": None},
         "reusability": job.reusability if staff and job else [],
         "downloads": list(DOWNLOADS),
     }
@@ -202,17 +208,31 @@ def _chart_data(rows: list[dict], columns: list, chosen: dict | None, measure: s
     }
 
 
-def _significance(job: EvaluationJob | None, measure: str) -> list[dict]:
+# Pairs the page lists whole; past that (400 runs make 79,800 pairs) it lists those of the
+# chosen run, and the download has them all.
+PAIRS_ON_PAGE = 45
+
+
+def _significance(job: EvaluationJob | None, measure: str, run: str | None) -> dict[str, Any]:
+    """The pairs shown for ``measure``, most significant first: all of them when few, else
+    those involving ``run`` (the run chosen for the per-topic table)."""
     if job is None or job.status != EvaluationJob.Status.DONE:
-        return []
+        return {"pairs": [], "total": 0, "run": None}
     tests = job.significance.get("measures", {}).get(measure, [])
-    return sorted(tests, key=lambda t: (t["t_p_holm"], t["a"], t["b"]))
+    shown = run if len(tests) > PAIRS_ON_PAGE else None
+    if shown is not None:
+        tests = [t for t in tests if shown in (t["a"], t["b"])]
+    total = len(job.significance.get("measures", {}).get(measure, []))
+    pairs = sorted(tests, key=lambda t: (t["t_p_holm"], t["a"], t["b"]))
+    return {"pairs": pairs, "total": total, "run": shown}
 
 
 @login_required
 @require_GET
 def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpResponse:
     task = task_for(request.user, task_id)
+    if fmt == SIGNIFICANCE_DOWNLOAD:
+        return _significance_download(request, task)
     if fmt not in DOWNLOADS:
         raise Http404("unknown format")
     if not results_open_to(request.user, task):
@@ -233,5 +253,20 @@ def results_download(request: HttpRequest, task_id: int, fmt: str) -> HttpRespon
     content_type, suffix = DOWNLOADS[fmt]
     response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
     name = f"{task.campaign.name}-{task.name}-results-{qrels.checksum[:8]}.{suffix}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def _significance_download(request: HttpRequest, task: RetrievalTask) -> HttpResponse:
+    """Every pair's tests of the latest finished evaluation, for organizers (as on the page)."""
+    if not is_organizer(request.user):
+        raise PermissionDenied("significance tests are for organizers")
+    qrels = selectors.results_qrels(task, request.user, request.GET.get("qrels", ""))
+    job = selectors.latest_job(task, qrels) if qrels is not None else None
+    if qrels is None or job is None or job.status != EvaluationJob.Status.DONE:
+        raise Http404("no finished evaluation for this task and qrels")
+    body = significance_csv(job.significance.get("measures", {}))
+    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+    name = f"{task.campaign.name}-{task.name}-significance-{qrels.checksum[:8]}.csv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

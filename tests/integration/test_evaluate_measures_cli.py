@@ -137,3 +137,37 @@ def test_open_qa_is_refused_when_measure_given(tmp_path: Path) -> None:
     qrels, run = small_files(tmp_path)
     with pytest.raises(CommandError, match="--measure is for ranked runs"):
         run_cli("--qrels", qrels, run, "--task", "openqa", "--measure", "map")
+
+
+def test_workers_keep_files_order_and_figures_when_runs_scored_in_parallel(
+    tmp_path: Path,
+) -> None:
+    qrels, _ = small_files(tmp_path)
+    # Topic 1 has a (2) and c (1) relevant: P_3 of run k is (relevant in its first 3) / 3,
+    # averaged with topic 2 (missing from every run: 0).
+    firsts = {0: ["d", "b", "e"], 1: ["a", "b", "e"], 2: ["a", "c", "b"]}
+    runs = []
+    for n in range(9):
+        docs = firsts[n % 3]
+        path = tmp_path / f"run{n}.txt"
+        path.write_text("".join(f"1 Q0 {d} {r} {9 - r} tag{n}\n" for r, d in enumerate(docs, 1)))
+        runs.append(str(path))
+    args = ["--qrels", qrels, *runs, "--measure", "P_3", "--format", "json"]
+    parallel = json.loads(run_cli(*args, "--workers", "2"))
+    alone = json.loads(run_cli(*args, "--workers", "1"))
+    assert parallel == alone
+    assert [r["run"] for r in parallel] == [f"tag{n}" for n in range(9)]
+    expected = {0: 0.0, 1: 1 / 3 / 2, 2: 2 / 3 / 2}
+    assert [r["measures"]["P_3"] for r in parallel] == pytest.approx(
+        [expected[n % 3] for n in range(9)]
+    )
+
+
+def test_bad_file_is_named_with_its_line_when_a_worker_reads_it(tmp_path: Path) -> None:
+    qrels, run = small_files(tmp_path)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 a 1 2.0 R\n1 Q0 b 2 high R\n")
+    with pytest.raises(CommandError, match=r"bad\.txt: line 2: .*score"):
+        run_cli("--qrels", qrels, run, run, str(bad), run, "--measure", "map", "--workers", "2")
+    with pytest.raises(CommandError, match="--workers must be at least 1"):
+        run_cli("--qrels", qrels, run, "--measure", "map", "--workers", "0")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,15 @@ import pytrec_eval
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from collection.models import DocumentCollection, RetrievalTask
 from config.celery import app as celery_app
-from evaluation.models import EvaluationJob, EvaluationResult, QrelsVersion
+from evaluation.models import EvaluationChunk, EvaluationJob, EvaluationResult, QrelsVersion
 from evaluation.services import evaluation_job_start, qrels_import
+from evaluation.services.job_chunks import evaluation_chunk_run
+from evaluation.services.jobs import evaluation_job_run, evaluation_jobs_reap
+from kernel.queue import job_claim
 from pooling.models import RunRow
 from tests.factories import RetrievalTaskFactory, RunFactory, TeamFactory, TopicFactory
 from tests.factories.collection import UserFactory
@@ -163,6 +168,7 @@ def test_killed_worker_mid_chunk_leaves_each_run_stored_once_when_another_finish
     assert job.status == EvaluationJob.Status.DONE, job.error
     assert (job.runs_done, job.runs_total) == (RUNS, RUNS)  # each run counted once
     assert job.worker_lost_at is not None
+    assert job.attempts == 2  # the chunk run again was an attempt of the job too
     chunks = list(job.chunks.order_by("index"))
     # Only the chunk the worker died in was run again, and it skipped the runs it had stored.
     assert [c.attempts for c in chunks] == [1, 2, 1, 1]
@@ -186,4 +192,42 @@ def test_job_runs_its_chunks_in_process_when_there_is_no_broker(settings: object
     assert job.status == EvaluationJob.Status.DONE, job.error
     assert (job.runs_done, job.runs_total) == (RUNS, RUNS)
     assert [c.status for c in job.chunks.order_by("index")] == ["done"] * 4
+    assert_figures_equal_pytrec_eval(job, qrels, rankings)
+
+
+def test_job_counts_a_reaped_chunk_as_its_next_attempt_and_sums_up_on_it(
+    settings: object,
+) -> None:
+    settings.EVALUATION_CHUNK_RUNS = CHUNK  # type: ignore[attr-defined]
+    settings.JOB_STALE_SECONDS = 5  # type: ignore[attr-defined]
+    task, qrels_version, qrels, rankings = document_task(seed=7)
+    celery_app.control.purge()
+    try:  # no worker: the messages wait in the broker and this test plays the workers
+        job = evaluation_job_start(task=task, qrels=qrels_version, seed=1)
+        job = EvaluationJob.objects.select_related("task", "qrels").get(pk=job.pk)
+        evaluation_job_run(job=job, spread=True)  # cuts the job in chunks and queues them
+        chunks = list(job.chunks.select_related("job__task", "job__qrels").order_by("index"))
+        # The worker that took chunk 1 died: it is running with a heartbeat long gone.
+        assert job_claim(model=EvaluationChunk, job_id=chunks[1].pk, attempt=1)
+        EvaluationChunk.objects.filter(pk=chunks[1].pk).update(
+            heartbeat_at=timezone.now() - timedelta(seconds=60)
+        )
+        evaluation_jobs_reap()
+        job.refresh_from_db()
+        assert (job.attempts, job.status) == (2, "running")
+        assert job.worker_lost_at is not None
+        assert EvaluationChunk.objects.get(pk=chunks[1].pk).attempts == 2
+        # Chunks loaded before the reaper ran still say attempt 1; the last to finish reads
+        # the job's attempt as it is now, for the summing-up message.
+        last = [evaluation_chunk_run(chunk=c) for c in (chunks[0], chunks[2], chunks[3])]
+        chunks[1].refresh_from_db()
+        last.append(evaluation_chunk_run(chunk=chunks[1]))
+        assert last == [False, False, False, True]
+        assert chunks[1].job.attempts == 2
+        job.refresh_from_db()
+        job = evaluation_job_run(job=job)  # the summing-up message, as attempt 2
+    finally:
+        celery_app.control.purge()
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.runs_done) == ("done", 2, RUNS)
     assert_figures_equal_pytrec_eval(job, qrels, rankings)

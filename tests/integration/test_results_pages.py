@@ -1,5 +1,9 @@
 """Results and qrels pages: who sees what, downloads, actions, bounded queries."""
 
+import collections
+import csv
+import io
+import itertools
 import json
 
 import pytest
@@ -281,3 +285,47 @@ def test_task1_runs_show_ar_and_p1_of_their_first_answer_when_evaluated(
     html = response.content.decode()
     assert "AR (first)" in html
     assert "score each run's first answer as Task 3 scores an answer" in html
+
+
+def test_page_lists_the_chosen_runs_pairs_and_download_has_all_when_400_runs_were_tested(
+    evaluated: tuple[JudgedTask, QrelsVersion],
+) -> None:
+    data, qrels = evaluated
+    job = EvaluationJob.objects.get(task=data.task, qrels=qrels)
+    # 400 runs' all-pairs tests as a job stores them: the two real runs and 398 others.
+    labels = ["Alpha/alpha", "Beta/beta", *(f"Team{i}/run{i}" for i in range(398))]
+    pairs = [
+        {
+            "a": a,
+            "b": b,
+            "mean_difference": 0.001 * (i % 7),
+            "t_statistic": 1.5,
+            "t_p": 0.2,
+            "t_p_holm": 1.0,
+            "randomization_p": 0.25,
+            "randomization_p_holm": 1.0,
+        }
+        for i, (a, b) in enumerate(itertools.combinations(labels, 2))
+    ]
+    assert len(pairs) == 79_800
+    job.significance["measures"]["ndcg_prime"] = pairs
+    job.save(update_fields=["significance"])
+    client, _ = logged_in(staff=True)
+    response = client.get(reverse("evaluation:results", args=[data.task.pk]))
+    shown = response.context["significance"]
+    assert (shown["total"], shown["run"], len(shown["pairs"])) == (79_800, "Alpha/alpha", 399)
+    assert all("Alpha/alpha" in (p["a"], p["b"]) for p in shown["pairs"])
+    html = response.content.decode()
+    assert html.count("<td>Team") == 398  # each other run once, beside Alpha
+    assert "79800 pairs in all" in html
+    download = reverse("evaluation:results-download", args=[data.task.pk, "significance"])
+    body = client.get(download, {"qrels": qrels.pk}).content.decode()
+    rows = list(csv.reader(io.StringIO(body)))
+    assert rows[0][:3] == ["measure", "run_a", "run_b"]
+    by_measure = collections.Counter(row[0] for row in rows[1:])
+    assert by_measure["ndcg_prime"] == 79_800
+    assert set(by_measure) == set(job.significance["measures"])
+    participant, user = logged_in()
+    data.beta.team.members.add(user)
+    results_publish(task=data.task, qrels=qrels, by=UserFactory.create(is_staff=True))
+    assert participant.get(download).status_code == 403

@@ -193,3 +193,40 @@ def test_create_token_prints_the_same_token_each_time_and_joins_the_team() -> No
 def test_create_token_fails_clearly_when_user_is_unknown() -> None:
     with pytest.raises(CommandError, match="no user 'nobody'"):
         call_command("create_token", "nobody")
+
+
+def test_import_runs_matches_file_names_by_task_name_when_campaign_has_two_answer_tasks(
+    tmp_path,
+) -> None:
+    first = RetrievalTaskFactory.create(kind="answer", name="a2021")
+    second = RetrievalTaskFactory.create(kind="answer", name="a2022-main", campaign=first.campaign)
+    for task in (first, second):
+        TopicFactory.create(task=task, number="A.1")
+    files = {
+        "T-a2021-old-auto-both-P.tsv": "A.1\t11\t1\t1.0\told\n",
+        "T-a2022-main-new-run-auto-both-P.tsv": "A.1\t12\t1\t1.0\tnew-run\n",
+        "T-task1-which-auto-both-P.tsv": "A.1\t13\t1\t1.0\twhich\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    out = StringIO()
+    call_command(
+        "import_runs",
+        str(tmp_path),
+        f"--campaign={first.campaign.name}",
+        "--task=a2022-main",
+        stdout=out,
+    )
+    assert [(r.task_id, r.tag) for r in Run.objects.all()] == [(second.pk, "new-run")]
+    printed = out.getvalue()
+    assert "T-a2021-old-auto-both-P.tsv: skipped (a run of task a2021)" in printed
+    assert "T-task1-which-auto-both-P.tsv: skipped" in printed
+    assert "2 answer tasks: name one of them (a2021 (answer), a2022-main (answer))" in printed
+    call_command(
+        "import_runs",
+        str(tmp_path),
+        f"--campaign={first.campaign.name}",
+        "--task=a2021",
+        stdout=StringIO(),
+    )
+    assert Run.objects.get(task=first).tag == "old"

@@ -8,6 +8,7 @@ from collection.core.task_names import (
     TaskRef,
     choose_task,
     kind_of,
+    leading_task,
     task_name_problem,
 )
 
@@ -61,3 +62,19 @@ def test_kind_of_and_name_rules() -> None:
     assert task_name_problem("a" * 41) is not None
     for hostile in ("a b", "a/b", "é", "<script>", "a\x00"):
         assert "not a short name" in (task_name_problem(hostile) or "")
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("T-a2022-main-run-auto-both-P", ("a2022-main", 2)),  # a name holding "-", longest
+        ("T-a2022-run-auto-both-P", ("a2022", 1)),
+        ("T-task1-run-auto-both-P", ("task1", 1)),  # a kind, resolved by choose_task
+        ("T-other-run-auto-both-P", None),
+    ],
+)
+def test_leading_task_takes_a_tasks_name_before_a_kind(
+    name: str, found: tuple[str, int] | None
+) -> None:
+    words = name.split("-")[1:]
+    assert leading_task(words, ["a2022", "a2022-main", "task9"]) == found

@@ -120,13 +120,21 @@ class Command(BaseCommand):
             help="with --measure: per-topic values too (rows per topic; JSON per_topic)",
         )
 
+        parser.add_argument(
+            "--workers",
+            type=int,
+            metavar="N",
+            help="with --measure: processes reading and scoring runs at once, each one run at "
+            "a time (default: one per CPU this process may use; 1: all in this process)",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
         if not options["measures"]:
             options["measures"] = official_measure_names(options["kind"], [])
         if options["measures"]:
             self._measures(options)
             return
-        for flag in ("judged_only", "per_topic", "depth"):
+        for flag in ("judged_only", "per_topic", "depth", "workers"):
             if options[flag]:
                 raise CommandError(f"--{flag.replace('_', '-')} needs --measure")
         try:
@@ -159,6 +167,8 @@ class Command(BaseCommand):
     def _measures(self, options: dict[str, Any]) -> None:
         if options["depth"] is not None and options["depth"] < 1:
             raise CommandError(f"--depth must be at least 1, not {options['depth']}")
+        if options["workers"] is not None and options["workers"] < 1:
+            raise CommandError(f"--workers must be at least 1, not {options['workers']}")
         try:
             rows = evaluate_run_files_measures(
                 options["qrels"],
@@ -172,6 +182,7 @@ class Command(BaseCommand):
                 depth=options["depth"],
                 precision=options["score_precision"],
                 per_topic=options["per_topic"],
+                workers=options["workers"],
             )
         except (MeasureNameError, QrelsFormatError, RunFileError, OSError) as error:
             raise CommandError(str(error)) from error
