@@ -119,7 +119,8 @@ def adjudication_page(request: HttpRequest, task_id: int) -> HttpResponse:
             messages.error(request, f"Not saved: {error}.")
             status = 400
         else:
-            messages.success(request, f"Saved {len(chosen)} final label(s).")
+            count = len(chosen)
+            messages.success(request, f"Saved {count} final label{'s' if count != 1 else ''}.")
             disputes = answer_disputes(task, with_machine=machine)
             following = _following(disputes, answer_id, undecided=True)
             if following is None:
