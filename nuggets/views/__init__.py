@@ -130,7 +130,9 @@ def scores_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "agreement": nugget_label_agreement(task),
         "measure": measure,
         "tests": sorted(tests, key=lambda t: (t.randomization_p_holm, t.a, t.b)),
-        "trials": DEFAULT_TRIALS,
+        "trials": f"{DEFAULT_TRIALS:,}",
+        # The exact test's smallest two-sided p over n topics is 2 / 2^n: said when it binds.
+        "smallest_p": 2 / 2 ** len(scores.topics) if len(scores.topics) <= 10 else None,
         "publication": nugget_publication_state(task),
     }
     return render(request, "nuggets/scores.html", context)

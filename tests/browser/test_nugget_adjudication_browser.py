@@ -87,3 +87,31 @@ def test_disputed_labels_are_decided_with_the_keyboard_and_scores_take_the_final
         data.task,
         {("runA", "1", 1): S, ("runB", "1", 0): N, ("runB", "1", 2): P, ("runA", "2", 1): P},
     )
+
+
+def test_the_scores_page_tests_runs_and_publishes_what_a_team_then_sees(
+    page, login, screenshot
+) -> None:  # type: ignore[no-untyped-def]
+    data = disputed_task()
+    UserFactory.create(username="boss", is_staff=True)
+    member = UserFactory.create(username="carol")
+    data.teams["runA"].members.add(member)
+    login("boss")
+    page.goto(f"/nuggets/tasks/{data.task.pk}/scores/")
+    assert page.locator("#significance-table tbody tr").count() == 3
+    page.select_option("select[name=measure]", "weighted")
+    page.locator("#significance form button, form[action='#significance'] button").click()
+    page.wait_for_url(re.compile(r"measure=weighted"))
+    assert "weighted" in page.locator("#significance + form + p").inner_text()
+    screenshot("nugget-scores-significance")
+    page.goto(f"/nuggets/tasks/{data.task.pk}/published/")
+    page.get_by_role("button", name="Publish the nugget scores as they are now").click()
+    page.wait_for_selector("#publication-events tbody tr")
+    screenshot("nugget-published-organizer")
+    page.context.clear_cookies()
+    login("carol")
+    page.goto(f"/nuggets/tasks/{data.task.pk}/published/")
+    rows = page.locator("#published-scores tbody tr")
+    assert rows.count() == 1
+    assert rows.first.inner_text().startswith("runA")
+    screenshot("nugget-published-team")

@@ -115,8 +115,9 @@ def test_final_labels_replace_the_official_ones_in_scores_and_exports_when_decid
     assert answer_disputes(data.task)[1].is_decided
     # The export says the final labels too.
     exported = [line for line in assignments_export_lines(data.task) if '"runB"' in line]
-    assert '"text": "nuggets are short facts", "importance": "vital", "assignment": "not_support"' in (
-        next(line for line in exported if '"qid": "1"' in line)
+    assert (
+        '"text": "nuggets are short facts", "importance": "vital", "assignment": "not_support"'
+        in (next(line for line in exported if '"qid": "1"' in line))
     )
     # Never lost: every label and every revision of it is as it was.
     assert _originals() == before
