@@ -64,4 +64,7 @@ def published_nugget_scores(user: Any, task: RetrievalTask) -> PublishedScores |
     if not organizer:
         teams = set(Team.objects.filter(members=user).values_list("pk", flat=True))
         rows = [row for row in rows if row["team_id"] in teams]
-    return PublishedScores(state, snapshot.scores["topics"], snapshot.scores["measures"], rows)
+    topics = snapshot.scores["topics"]
+    # Each row's per-topic measures in the topics' order (None: the run did not answer).
+    rows = [{**row, "cells": [row["per_topic"].get(t) for t in topics]} for row in rows]
+    return PublishedScores(state, topics, snapshot.scores["measures"], rows)
