@@ -34,5 +34,7 @@ def nugget_run_tests(
     """Every pair of runs (run name -> topic -> measures, in the given order) on ``measure``."""
     if measure not in MEASURES:
         raise ValueError(f"{measure!r}: a nugget measure is one of {', '.join(MEASURES)}")
+    if not topics:
+        return []  # nothing scored yet: no difference to test
     values = {run: per_topic_values(scores, topics, measure) for run, scores in runs.items()}
     return pairwise_tests(values, seed=seed, trials=trials)

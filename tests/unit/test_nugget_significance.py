@@ -51,10 +51,13 @@ def test_the_randomization_p_matches_the_exact_sign_flip_test_when_a_topic_is_mi
     assert (test.a, test.b) == ("runA", "runB")
 
 
-def test_identical_runs_are_not_significant_and_an_unknown_measure_is_refused() -> None:
+def test_identical_runs_or_no_topics_give_nothing_significant_and_a_bad_measure_is_refused() -> (
+    None
+):
     same = {"x": _runs()["runA"], "y": _runs()["runA"]}
     (test,) = nugget_run_tests(same, TOPICS, measure="all", trials=1_000)
     assert test.randomization_p == 1.0
+    assert nugget_run_tests(same, [], measure="all") == []  # no topic scored yet
     with pytest.raises(ValueError, match="'recall': a nugget measure is one of"):
         nugget_run_tests(same, TOPICS, measure="recall")
 
