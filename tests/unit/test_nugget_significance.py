@@ -80,8 +80,8 @@ def _assignment_files(folder: Path) -> list[str]:
         path = folder / f"{run}.jsonl"
         path.write_text("\n".join(lines) + "\n")
         paths.append(str(path))
-    nuggets = folder / "nuggets.jsonl"
-    nuggets.write_text(
+    nugget_file = folder / "nuggets.jsonl"
+    nugget_file.write_text(
         "".join(
             json.dumps(
                 {
@@ -94,7 +94,7 @@ def _assignment_files(folder: Path) -> list[str]:
             for t in TOPICS
         )
     )
-    return [*paths, str(nuggets)]
+    return [*paths, str(nugget_file)]
 
 
 def test_evaluate_nuggets_prints_the_exact_tests_figures_when_asked_for_significance() -> None:
