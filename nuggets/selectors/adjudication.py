@@ -13,6 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db.models import Count, QuerySet
+
 from assessment.models import Assignment
 from collection.models import RetrievalTask
 from kernel.core.ordering import natural_key
@@ -35,21 +37,13 @@ Pair = tuple[int, int]  # (answer id, nugget id)
 
 def label_opinions(
     *,
-    answer_ids: list[int] | None = None,
-    task: RetrievalTask | None = None,
+    answer_ids: list[int],
     with_machine: bool = False,
 ) -> dict[Pair, list[Opinion]]:
-    """Every label of live nuggets under active assignments, official first, per pair."""
+    """Every label of the answers' live nuggets under active assignments, official first."""
     purposes = [*PEOPLE, Assignment.Purpose.MACHINE] if with_machine else list(PEOPLE)
-    labels = NuggetLabel.objects.filter(
-        assignment__revoked_at__isnull=True,
-        assignment__purpose__in=purposes,
-        nugget__is_deleted=False,
-    )
-    if answer_ids is not None:
-        labels = labels.filter(answer_id__in=answer_ids)
-    if task is not None:
-        labels = labels.filter(answer__run__task=task)
+    labels = _active_labels(with_machine=with_machine)
+    labels = labels.filter(answer_id__in=answer_ids)
     found: dict[Pair, list[Opinion]] = defaultdict(list)
     rank: dict[str, int] = {str(purpose): index for index, purpose in enumerate(purposes)}
     rows = labels.values_list(
@@ -83,13 +77,28 @@ class AnswerDispute:
         return self.decided >= self.disputed
 
 
+def _active_labels(*, with_machine: bool) -> QuerySet[NuggetLabel]:
+    purposes = [*PEOPLE, Assignment.Purpose.MACHINE] if with_machine else list(PEOPLE)
+    return NuggetLabel.objects.filter(
+        assignment__revoked_at__isnull=True,
+        assignment__purpose__in=purposes,
+        nugget__is_deleted=False,
+    )
+
+
 def answer_disputes(task: RetrievalTask, *, with_machine: bool = False) -> list[AnswerDispute]:
-    """The task's answers holding disputes, by topic (natural order) and answer."""
-    pairs = {
-        pair
-        for pair, opinions in label_opinions(task=task, with_machine=with_machine).items()
-        if _disputed(opinions)
-    }
+    """The task's answers holding disputes, by topic (natural order) and answer. The database
+    finds the disputed pairs (one grouped query), so a task of millions of labels costs one
+    pass over them, not their transfer."""
+    disputed = (
+        _active_labels(with_machine=with_machine)
+        .filter(answer__run__task=task)
+        .values("answer_id", "nugget_id")
+        .annotate(kinds=Count("support", distinct=True))
+        .filter(kinds__gt=1)
+        .values_list("answer_id", "nugget_id")
+    )
+    pairs = set(disputed)
     decided = set(
         NuggetAdjudication.objects.filter(
             answer__run__task=task, nugget__is_deleted=False

@@ -2,10 +2,12 @@
 labels given under the topic's active assignments disagree (people, and machine judges when
 the organizer lets them count).
 
-As for grades (``assessment.services.adjudication``): the labels are never touched, the
-decision says who and when, and storing the same label and note again changes nothing. The
-answer's row is locked while deciding, so two organizers deciding one answer at once run one
-after the other; a changed decision keeps the earlier one in its history.
+As for grades (``assessment.services.adjudication``): the labels are never touched and the
+decision says who and when. The answer's row is locked while deciding, so two organizers
+deciding one answer at once run one after the other; a changed decision keeps the earlier one
+in its history. A final label sent again as it is stored is left as it is, note and decider
+too: the page sends every label on show, and saving one new decision must not rewrite the
+others' notes.
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ def nugget_adjudication_decide(
     with_machine: bool = False,
 ) -> list[NuggetAdjudication]:
     """Record (or change) the final label of each nugget in ``finals`` (nugget id -> support)
-    for one answer of ``task``. Each must be disputed (two labels differ) or decided already;
-    all or nothing."""
+    for one answer of ``task``, ``note`` going with each new or changed one. Each must be
+    disputed (two labels differ) or decided already; all or nothing. Returns the decisions
+    made or changed (none when every label is stored as sent)."""
     if not finals:
         raise NuggetAdjudicationError("choose a final label for a disputed nugget")
     if bad := [s for s in finals.values() if s not in Support.__members__.values()]:
@@ -93,7 +96,7 @@ def nugget_adjudication_decide(
                 note=note,
                 decided_by=decided_by,
             )
-        elif (current.support, current.note) != (support, note):
+        elif current.support != support:
             earlier = {
                 "support": current.support,
                 "note": current.note,
@@ -104,5 +107,7 @@ def nugget_adjudication_decide(
             current.support, current.note, current.decided_by = support, note, decided_by
             current.decided_at = now
             current.save(update_fields=["support", "note", "decided_by", "decided_at", "history"])
+        else:
+            continue  # stored as sent
         stored.append(current)
     return stored

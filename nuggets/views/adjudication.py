@@ -106,26 +106,13 @@ def adjudication_page(request: HttpRequest, task_id: int) -> HttpResponse:
             for key, value in request.POST.items()
             if key.startswith("final-") and key.removeprefix("final-").isdigit() and value
         }
-        try:
-            nugget_adjudication_decide(
-                task=task,
-                answer_id=answer_id,
-                finals=chosen,
-                decided_by=_organizer(request),
-                note=request.POST.get("note", ""),
-                with_machine=machine,
-            )
-        except NuggetAdjudicationError as error:
-            messages.error(request, f"Not saved: {error}.")
-            status = 400
-        else:
-            count = len(chosen)
-            messages.success(request, f"Saved {count} final label{'s' if count != 1 else ''}.")
+        if _saved(request, task, answer_id, chosen, machine):
             disputes = answer_disputes(task, with_machine=machine)
             following = _following(disputes, answer_id, undecided=True)
             if following is None:
                 messages.info(request, "Every disputed answer is decided.")
             return redirect(_url(task, state, machine, following or answer_id))
+        status = 400
     listed = [d for d in disputes if state == "all" or not d.is_decided]
     if answer_id is None and listed:
         answer_id = listed[0].answer_id
@@ -134,6 +121,30 @@ def adjudication_page(request: HttpRequest, task_id: int) -> HttpResponse:
         raise Http404(f"answer {answer_id} is not one of this task's")
     context = _context(task, state, machine, listed, disputes, shown, chosen)
     return render(request, "nuggets/adjudicate.html", context, status=status)
+
+
+def _saved(
+    request: HttpRequest, task: RetrievalTask, answer_id: int, chosen: dict[int, str], machine: bool
+) -> bool:
+    """Store the posted final labels, saying what happened; False when refused."""
+    try:
+        made = nugget_adjudication_decide(
+            task=task,
+            answer_id=answer_id,
+            finals=chosen,
+            decided_by=_organizer(request),
+            note=request.POST.get("note", ""),
+            with_machine=machine,
+        )
+    except NuggetAdjudicationError as error:
+        messages.error(request, f"Not saved: {error}.")
+        return False
+    if made:
+        count = len(made)
+        messages.success(request, f"Saved {count} final label{'s' if count != 1 else ''}.")
+    else:
+        messages.info(request, "Nothing changed: every final label was already so.")
+    return True
 
 
 def _context(

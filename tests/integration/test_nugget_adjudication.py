@@ -124,7 +124,9 @@ def test_final_labels_replace_the_official_ones_in_scores_and_exports_when_decid
     assert NuggetLabelRevision.objects.count() == revisions
 
 
-def test_a_changed_decision_keeps_the_earlier_one_and_a_repeat_changes_nothing() -> None:
+def test_a_changed_decision_keeps_the_earlier_one_and_a_label_sent_as_stored_stays_as_it_is() -> (
+    None
+):
     data = disputed_task()
     boss = UserFactory.create(username="boss", is_staff=True)
     other = UserFactory.create(username="chief", is_staff=True)
@@ -133,10 +135,13 @@ def test_a_changed_decision_keeps_the_earlier_one_and_a_repeat_changes_nothing()
     first = nugget_adjudication_decide(
         task=data.task, answer_id=answer, finals={nugget: S}, decided_by=boss
     )[0]
+    # Sent again as stored (the page sends every label on show): left as it is, note too.
     again = nugget_adjudication_decide(
-        task=data.task, answer_id=answer, finals={nugget: S}, decided_by=other
-    )[0]
-    assert (again.pk, again.decided_by.username, again.history) == (first.pk, "boss", [])
+        task=data.task, answer_id=answer, finals={nugget: S}, decided_by=other, note="other"
+    )
+    assert again == []
+    first.refresh_from_db()
+    assert (first.decided_by.username, first.note, first.history) == ("boss", "", [])
     changed = nugget_adjudication_decide(
         task=data.task, answer_id=answer, finals={nugget: P}, decided_by=other, note="partly"
     )[0]
@@ -237,3 +242,21 @@ def test_the_page_decides_by_form_post_and_opens_only_to_organizers(
     assert client.get(f"{url}?answer=abc").status_code == 404
     other = RetrievalTaskFactory.create()
     assert client.get(f"/nuggets/tasks/{other.pk}/adjudication/").status_code == 404
+
+
+def test_saving_a_second_decision_leaves_the_first_ones_note_when_the_page_resends_it() -> None:
+    data = disputed_task()
+    client = Client()
+    client.force_login(UserFactory.create(username="boss", is_staff=True))
+    url = f"/nuggets/tasks/{data.task.pk}/adjudication/"
+    answer = data.answers[("runB", "1")].pk
+    first, third = data.nuggets["1"][0].pk, data.nuggets["1"][2].pk
+    client.post(url, {"answer": answer, f"final-{first}": N, "note": "bob is right"})
+    page = client.get(f"{url}?answer={answer}")
+    assert f'name="final-{first}" value="{N}" checked' in page.content.decode()
+    # The form sends the first label again, as shown, with the second and an empty note.
+    client.post(url, {"answer": answer, f"final-{first}": N, f"final-{third}": S, "note": ""})
+    notes = dict(NuggetAdjudication.objects.values_list("nugget_id", "note"))
+    assert notes == {first: "bob is right", third: ""}
+    again = client.post(url, {"answer": answer, f"final-{first}": N}, follow=True)
+    assert "Nothing changed" in again.content.decode()
