@@ -38,27 +38,11 @@ def _checked_note(note: str) -> str:
     return note.strip()
 
 
-@transaction.atomic
-def nugget_adjudication_decide(
-    *,
-    task: RetrievalTask,
-    answer_id: int,
-    finals: Mapping[int, str],
-    decided_by: User,
-    note: str = "",
-    with_machine: bool = False,
-) -> list[NuggetAdjudication]:
-    """Record (or change) the final label of each nugget in ``finals`` (nugget id -> support)
-    for one answer of ``task``, ``note`` going with each new or changed one. Each must be
-    disputed (two labels differ) or decided already; all or nothing. Returns the decisions
-    made or changed (none when every label is stored as sent)."""
-    if not finals:
-        raise NuggetAdjudicationError("choose a final label for a disputed nugget")
-    if bad := [s for s in finals.values() if s not in Support.__members__.values()]:
-        raise NuggetAdjudicationError(
-            f"{bad[0]!r}: a final label is support, partial_support or not_support"
-        )
-    note = _checked_note(note)
+def _checked_answer(
+    task: RetrievalTask, answer_id: int, finals: Mapping[int, str], with_machine: bool
+) -> tuple[RagAnswer, dict[int, NuggetAdjudication]]:
+    """The answer, locked, and its decisions already made on ``finals``' nuggets, once each
+    nugget is a live one of its topic that is disputed or decided."""
     answer = (
         RagAnswer.objects.select_for_update()
         .filter(pk=answer_id, run__task=task, run__task__kind=RetrievalTask.Kind.RAG)
@@ -84,6 +68,31 @@ def nugget_adjudication_decide(
             raise NuggetAdjudicationError(
                 f"nugget {nugget_id}: only nuggets whose labels disagree are adjudicated"
             )
+    return answer, existing
+
+
+@transaction.atomic
+def nugget_adjudication_decide(
+    *,
+    task: RetrievalTask,
+    answer_id: int,
+    finals: Mapping[int, str],
+    decided_by: User,
+    note: str = "",
+    with_machine: bool = False,
+) -> list[NuggetAdjudication]:
+    """Record (or change) the final label of each nugget in ``finals`` (nugget id -> support)
+    for one answer of ``task``, ``note`` going with each new or changed one. Each must be
+    disputed (two labels differ) or decided already; all or nothing. Returns the decisions
+    made or changed (none when every label is stored as sent)."""
+    if not finals:
+        raise NuggetAdjudicationError("choose a final label for a disputed nugget")
+    if bad := [s for s in finals.values() if s not in Support.__members__.values()]:
+        raise NuggetAdjudicationError(
+            f"{bad[0]!r}: a final label is support, partial_support or not_support"
+        )
+    note = _checked_note(note)
+    answer, existing = _checked_answer(task, answer_id, finals, with_machine)
     now = timezone.now()
     stored = []
     for nugget_id, support in finals.items():
