@@ -24,6 +24,7 @@ SCRIPTS = [
     "lexical_overlap.py",
     "evaluation_jobs.py",
     "evaluate_nuggets.py",
+    "nugget_significance.py",
     "judging_load.py",
     "judging_first_load.py",
     "pooling.py",

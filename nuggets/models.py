@@ -233,3 +233,83 @@ class CitationLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.answer_id}[{self.sentence}] {self.segment}: {self.support}"
+
+
+ADJUDICATION_NOTE_MAX_CHARS = 2_000
+
+
+class NuggetAdjudication(models.Model):
+    """An organizer's final label of (answer, nugget) where the labels disagree. Scores take it
+    before any assessor's label; the labels stay as they were, and ``history`` keeps every
+    earlier decision with who made it and when."""
+
+    answer = models.ForeignKey(RagAnswer, on_delete=models.PROTECT, related_name="adjudications")
+    nugget = models.ForeignKey(Nugget, on_delete=models.PROTECT, related_name="adjudications")
+    support = models.CharField(max_length=15, choices=SUPPORT_CHOICES)
+    note = models.TextField(blank=True, max_length=ADJUDICATION_NOTE_MAX_CHARS)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+    history = models.JSONField(default=list, blank=True)  # [{"support", "note", "by", "at"}]
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "nugget"], name="nugget_adjudication_unique"),
+            models.CheckConstraint(
+                condition=models.Q(support__in=[s.value for s in Support]),
+                name="nugget_adjudication_support_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.answer_id}/{self.nugget_id}: final {self.support}"
+
+
+class NuggetScoreSnapshot(models.Model):
+    """A RAG task's nugget scores frozen when published: participants see these figures, not
+    whatever the labels say later. Never changed; a new publication makes a new snapshot."""
+
+    task = models.ForeignKey(
+        RetrievalTask, on_delete=models.CASCADE, related_name="nugget_snapshots"
+    )
+    # {"topics": [...], "measures": [...], "runs": [{"run", "team", "team_id", "measures",
+    #  "per_topic", "judged", "to_judge"}]}
+    scores = models.JSONField()
+    checksum = models.CharField(max_length=64)  # sha256 of the scores' canonical JSON
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.task} nugget scores {self.checksum[:12]}"
+
+
+class NuggetPublicationEvent(models.Model):
+    """Append-only record of publishing a RAG task's nugget scores and withdrawing them; the
+    latest event of a task is its state."""
+
+    class Action(models.TextChoices):
+        PUBLISH = "publish"
+        WITHDRAW = "withdraw"
+
+    task = models.ForeignKey(
+        RetrievalTask, on_delete=models.CASCADE, related_name="nugget_publication_events"
+    )
+    action = models.CharField(max_length=8, choices=Action.choices)
+    snapshot = models.ForeignKey(
+        NuggetScoreSnapshot, on_delete=models.PROTECT, related_name="events"
+    )
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    by_name = models.CharField(max_length=150, blank=True, help_text="Kept if the user goes.")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["task", "-at"], name="nugget_publication_task_at")]
+
+    def __str__(self) -> str:
+        return f"{self.task} nugget scores {self.action} at {self.at:%Y-%m-%d %H:%M}"

@@ -22,6 +22,8 @@ class RunNuggetScores:
     topics: int  # the topics averaged over
     measures: dict[str, float]
     per_topic: dict[str, dict[str, float]]
+    # The topics averaged over, in order (shared by every run of one evaluation).
+    scored_topics: tuple[str, ...] = ()
 
 
 class NuggetFilesDisagree(ValueError):
@@ -65,13 +67,14 @@ def evaluate_nugget_files(
             )
         runs[record.qid] = scores
         seen_topics.add(record.qid)
-    topics = sorted(lists if lists is not None else seen_topics, key=natural_key)
+    topics = tuple(sorted(lists if lists is not None else seen_topics, key=natural_key))
     return [
         RunNuggetScores(
             run=run,
             topics=len(topics),
             measures=run_scores(per_topic, topics),
             per_topic={t: per_topic[t] for t in sorted(per_topic, key=natural_key)},
+            scored_topics=topics,
         )
         for run, per_topic in sorted(per_run.items())
     ]

@@ -25,7 +25,14 @@ from nuggets.core.scores import (
     run_scores,
     topic_scores,
 )
-from nuggets.models import CitationLabel, Nugget, NuggetLabel, NuggetProposal, RagAnswer
+from nuggets.models import (
+    CitationLabel,
+    Nugget,
+    NuggetAdjudication,
+    NuggetLabel,
+    NuggetProposal,
+    RagAnswer,
+)
 
 
 def topic_nuggets(topic_id: int) -> list[Nugget]:
@@ -60,20 +67,25 @@ def nuggets_export_lines(task: RetrievalTask) -> Iterator[str]:
 
 
 def _official_labels(task: RetrievalTask) -> dict[tuple[int, int], dict[int, str]]:
-    """(answer, topic) -> nugget id -> support, from each topic's active official assignment."""
+    """(answer, topic) -> nugget id -> support: the final label where an organizer adjudicated
+    the pair, else the label of the topic's active official assignment."""
     found: dict[tuple[int, int], dict[int, str]] = defaultdict(dict)
     labels = NuggetLabel.objects.filter(
         assignment__topic__task=task,
         assignment__purpose=Assignment.Purpose.OFFICIAL,
         assignment__revoked_at__isnull=True,
     ).values_list("answer_id", "answer__topic_id", "nugget_id", "support")
-    for answer_id, topic_id, nugget_id, support in labels:
+    finals = NuggetAdjudication.objects.filter(answer__run__task=task).values_list(
+        "answer_id", "answer__topic_id", "nugget_id", "support"
+    )
+    for answer_id, topic_id, nugget_id, support in [*labels, *finals]:
         found[(answer_id, topic_id)][nugget_id] = support
     return found
 
 
 def assignments_export_lines(task: RetrievalTask) -> Iterator[str]:
-    """The official labels in nuggetizer's assignments layout, one (run, topic) a line."""
+    """The final labels (adjudicated, else official) in nuggetizer's assignments layout, one
+    (run, topic) a line."""
     labels = _official_labels(task)
     nuggets = {n.pk: n for n in Nugget.objects.filter(topic__task=task)}
     answers = RagAnswer.objects.filter(pk__in=[a for a, _ in labels]).select_related("run", "topic")

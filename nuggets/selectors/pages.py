@@ -83,3 +83,29 @@ def citation_labels_of(assignment_id: int, answer_id: int) -> dict[tuple[int, st
         (sentence, segment): support
         for sentence, segment, support in rows.values_list("sentence", "segment", "support")
     }
+
+
+@dataclass(frozen=True)
+class NumberedAnswer:
+    """An answer's sentences with its citations as the numbers of the segments listed."""
+
+    sentences: list[dict[str, object]]  # [{"text", "citations": [number, ...]}]
+    segments: list[SourceDocument]
+
+
+def numbered_answer(
+    sentences: list[dict[str, object]], collection_id: int | None
+) -> NumberedAnswer:
+    """The answer as the pages show it: cited segments numbered in the order first cited."""
+    segments = cited_segments(sentences, collection_id)
+    number = {s.docno: index + 1 for index, s in enumerate(segments)}
+    return NumberedAnswer(
+        sentences=[
+            {
+                "text": s["text"],
+                "citations": [number[c] for c in s.get("citations", []) if c in number],  # type: ignore[attr-defined]
+            }
+            for s in sentences
+        ],
+        segments=segments,
+    )

@@ -12,8 +12,10 @@ from django.urls import reverse
 
 from collection.access import task_for
 from kernel.access import is_organizer, organizer_required
-from kernel.params import parse_int
+from kernel.params import page_filter, parse_choice, parse_int
 from nuggets.access import own_nugget_assignment, rag_topic_for
+from nuggets.core.scores import MEASURES
+from nuggets.core.significance import DEFAULT_TRIALS, nugget_run_tests
 from nuggets.selectors import (
     assignment_answers,
     pending_proposals,
@@ -22,6 +24,7 @@ from nuggets.selectors import (
 )
 from nuggets.selectors.agreement import nugget_label_agreement
 from nuggets.selectors.pages import citation_labels_of, cited_segments, editor_documents
+from nuggets.selectors.publication import nugget_publication_state
 from nuggets.services.runs import rag_max_answer_words, rag_run_submit
 from pooling.access import runs_visible_to, team_for_user
 from pooling.services.runs import RunValidationError, SubmissionRefused
@@ -110,7 +113,28 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
 def scores_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = task_for(request.user, task_id)
     scores = task_nugget_scores(task)
-    context = {"task": task, "scores": scores, "agreement": nugget_label_agreement(task)}
+    measure = page_filter(
+        request,
+        parse_choice,
+        request.GET.get("measure"),
+        name="measure",
+        choices=MEASURES,
+        default="all",
+    )
+    tests = nugget_run_tests(
+        {row.run: row.per_topic for row in scores.runs}, scores.topics, measure=measure
+    )
+    context = {
+        "task": task,
+        "scores": scores,
+        "agreement": nugget_label_agreement(task),
+        "measure": measure,
+        "tests": sorted(tests, key=lambda t: (t.randomization_p_holm, t.a, t.b)),
+        "trials": f"{DEFAULT_TRIALS:,}",
+        # The exact test's smallest two-sided p over n topics is 2 / 2^n: said when it binds.
+        "smallest_p": 2 / 2 ** len(scores.topics) if len(scores.topics) <= 10 else None,
+        "publication": nugget_publication_state(task),
+    }
     return render(request, "nuggets/scores.html", context)
 
 

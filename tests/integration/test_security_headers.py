@@ -159,6 +159,8 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("nuggets:assign", "alice", (ids["rag_assignment"],)),
         Page("nuggets:scores", "organizer", (ids["rag_task"],)),
         Page("nuggets:runs", "organizer", (ids["rag_task"],)),
+        Page("nuggets:adjudication", "organizer", (ids["rag_task"],)),
+        Page("nuggets:published", "organizer", (ids["rag_task"],)),
     ]
 
 

@@ -1,7 +1,7 @@
 """``manage.py export_nuggets --campaign C [--assignments] [-o FILE]``: nuggetizer JSONL.
 
-The task's nuggets (one topic a line), or with ``--assignments`` its official labels (one run
-and topic a line), for castorini's nuggetizer or ``evaluate_nuggets``.
+The task's nuggets (one topic a line), or with ``--assignments`` its final labels (adjudicated,
+else official; one run and topic a line), for castorini's nuggetizer or ``evaluate_nuggets``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--campaign", required=True)
-        parser.add_argument("--assignments", action="store_true", help="the official labels")
+        parser.add_argument(
+            "--assignments",
+            action="store_true",
+            help="the final labels (adjudicated, else official)",
+        )
         parser.add_argument("-o", "--output", type=Path, help="file (default: standard output)")
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -418,6 +418,12 @@ URLS: dict[str, Entry] = {
     "nuggets:assign": Entry(path=ASSIGNMENT, query=("at",)),
     "nuggets:scores": Entry(path=TASK),
     "nuggets:runs": Entry(path=TASK, bodies=(Body({"tag": "t"}, ("tag", "team", "file")),)),
+    "nuggets:adjudication": Entry(
+        path=TASK,
+        query=("answer", "machine", "state"),
+        bodies=(Body({"answer": 1, "final-1": "support"}, ("answer", "final-1", "note")),),
+    ),
+    "nuggets:published": Entry(path=TASK, bodies=(Body({"action": "publish"}, ("action",)),)),
     "nuggets_api:rag-run-upload": Entry(
         bodies=(Body({"task": "{task}"}, ("task", "tag", "team", "file", "description")),)
     ),
