@@ -113,7 +113,7 @@ class JudgeState:
 
 def _nugget_content(state: JudgeState, topic: str, documents: list[tuple[str, str]]) -> str:
     """Nuggets from the documents' first sentences (or, malformed, a list without its line)."""
-    facts = []
+    facts: list[str] = []
     for _docno, body in documents[:MAX_FAKE_NUGGETS]:
         first = _SENTENCE_END.split(" ".join(body.split()), maxsplit=1)[0][:300]
         if first and first.casefold() not in {f.casefold() for f in facts}:

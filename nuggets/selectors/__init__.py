@@ -25,7 +25,14 @@ from nuggets.core.scores import (
     run_scores,
     topic_scores,
 )
-from nuggets.models import CitationLabel, Nugget, NuggetLabel, NuggetProposal, RagAnswer
+from nuggets.models import (
+    CitationLabel,
+    Nugget,
+    NuggetLabel,
+    NuggetProposal,
+    NuggetProposalRun,
+    RagAnswer,
+)
 
 
 def topic_nuggets(topic_id: int) -> list[Nugget]:
@@ -37,6 +44,16 @@ def pending_proposals(topic_id: int) -> list[NuggetProposal]:
         NuggetProposal.objects.filter(
             topic_id=topic_id, decision=NuggetProposal.Decision.PENDING
         ).order_by("pk")
+    )
+
+
+def proposal_runs(topic_id: int, limit: int = 3) -> list[NuggetProposalRun]:
+    """The topic's latest requests for machine proposals, newest first, with their answers
+    (a failed answer is shown with its text)."""
+    return list(
+        NuggetProposalRun.objects.filter(topic_id=topic_id)
+        .select_related("answer")
+        .order_by("-created_at", "-pk")[:limit]
     )
 
 
