@@ -1,7 +1,7 @@
 """RAG run submission: the run rules every task has (tag, deadline, team, limits), then the
 whole file read and checked, then the run and its answers stored in one transaction.
 
-The rules on tags, deadlines, teams and run limits are the run upload's own, imported
+The rules on tags, deadlines, teams and run limits are the run upload's own, imported from
 (``pooling.services.runs``); only the file and what is stored differ.
 """
 
