@@ -26,6 +26,7 @@ SCRIPTS = [
     "evaluate_nuggets.py",
     "judging_load.py",
     "judging_first_load.py",
+    "nugget_labelling_load.py",
     "pooling.py",
     "pooling_documents.py",
     "simulate_pools.py",
