@@ -16,7 +16,11 @@ page and of a label POST, errors, lost and doubled labels, with the machine's lo
 Target on the 2-core machine: p95 < 40 ms for both, as for the judging page.
 
     .venv/bin/python bench/nugget_labelling_load.py [--small] [--assessors 40] [--answers 8]
-        [--nuggets 15] [--think-ms 300] [--workers 5] [--threads 2] [--client-procs 2]
+        [--nuggets 15] [--think-ms 2000] [--workers 5] [--threads 2] [--client-procs 2]
+
+Think time: two seconds (mean, exponential) before each label, quicker than an assessor who
+reads the answer for each nugget; 40 such assessors send ~20 requests a second, the rate the
+judging load test's 50 assessors send.
 
 Uses DATABASE_URL's server and creates, then drops, the database ``bench_nugget_load``.
 """
@@ -253,7 +257,7 @@ def main() -> None:
     parser.add_argument("--assessors", type=int, default=40)
     parser.add_argument("--answers", type=int, default=8)
     parser.add_argument("--nuggets", type=int, default=15)
-    parser.add_argument("--think-ms", type=float, default=300.0)
+    parser.add_argument("--think-ms", type=float, default=2000.0)
     parser.add_argument("--retry-share", type=float, default=0.05)
     parser.add_argument("--workers", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
