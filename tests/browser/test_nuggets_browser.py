@@ -230,3 +230,20 @@ def test_answers_are_labelled_with_the_keyboard_and_scored_when_judged(
     }
     assert rows[first_run] == f"{(1 + 0) / 2:.4f}"
     assert rows[second_run] == f"{(0.5 + 1) / 2:.4f}"
+
+
+def test_rag_runs_show_what_they_hold_when_listed_on_the_runs_page(page, login, screenshot) -> None:  # type: ignore[no-untyped-def]
+    rag_task()  # runA cites seg_a once; runB cites seg_a and seg_b in its first sentence
+    UserFactory.create(username="org", is_staff=True)
+    login("org")
+    page.goto("/runs/")
+    row = page.locator("tr", has_text="runB")
+    assert " ".join(row.locator(".run-contents").inner_text().split()) == (
+        "1 answer 2 sentences · 2 citations"
+    )
+    screenshot("runs-rag")
+    row.locator("a", has_text="runB").click()
+    facts = " ".join(page.locator(".facts").inner_text().split())
+    assert "Citations 2 of 2 distinct segments" in facts
+    assert "Sentences 2" in facts
+    screenshot("run-detail-rag")
