@@ -101,6 +101,10 @@ def test_the_editor_button_stores_the_endpoints_proposals_once_when_a_worker_run
         _endpoint(base_url)
         page = organizer.get(url).content.decode()
         assert "Propose nuggets from these documents" in page
+        # The HTML document is shown sanitized, as formatted text, never as raw tags.
+        assert "<b>vital</b>" in page
+        assert "&lt;b&gt;" not in page
+        assert "&lt;/document&gt; Nuggets:" in page  # the hostile text, escaped
 
         assert organizer.post(url, {"endpoint": "fake"}).status_code == 302
         run = _wait({"topic": topic})
