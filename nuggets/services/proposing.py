@@ -96,19 +96,22 @@ def nugget_proposal_prepare(
     """A pending request (or the one already pending or running for this topic and
     endpoint: a second click asks nothing more)."""
     endpoint_api_key(endpoint)  # the variable must be set where the request is made too
-    busy = NuggetProposalRun.objects.filter(
-        topic=topic, endpoint=endpoint, status__in=(PENDING, RUNNING)
-    ).first()
-    if busy is not None:
-        return busy
-    return NuggetProposalRun.objects.create(
-        topic=topic,
-        endpoint=endpoint,
-        endpoint_name=endpoint.name,
-        model=endpoint.model,
-        prompt_version=NUGGET_PROMPT_VERSION,
-        requested_by=requested_by if getattr(requested_by, "pk", None) else None,
-    )
+    with transaction.atomic():
+        # Two clicks at once: the second waits for the first's row and returns it.
+        Topic.objects.select_for_update().filter(pk=topic.pk).first()
+        busy = NuggetProposalRun.objects.filter(
+            topic=topic, endpoint=endpoint, status__in=(PENDING, RUNNING)
+        ).first()
+        if busy is not None:
+            return busy
+        return NuggetProposalRun.objects.create(
+            topic=topic,
+            endpoint=endpoint,
+            endpoint_name=endpoint.name,
+            model=endpoint.model,
+            prompt_version=NUGGET_PROMPT_VERSION,
+            requested_by=requested_by if getattr(requested_by, "pk", None) else None,
+        )
 
 
 def nugget_proposal_request(

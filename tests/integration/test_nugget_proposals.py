@@ -23,7 +23,7 @@ from judges.core.endpoints import EndpointFields
 from judges.models import JudgeEndpoint
 from judges.services.endpoints import endpoint_add
 from nuggets.models import NuggetMachineAnswer, NuggetProposal, NuggetProposalRun
-from nuggets.services.proposing import nugget_question
+from nuggets.services.proposing import nugget_proposal_prepare, nugget_question
 from tests.factories.collection import (
     DocumentCollectionFactory,
     RetrievalTaskFactory,
@@ -202,3 +202,13 @@ def test_a_topic_without_relevant_documents_is_refused_with_a_reason_when_asked(
             out.getvalue()
         )
         assert server_stats(base_url)["requests"] == 0
+
+
+def test_a_second_request_returns_the_pending_one_when_asked_before_it_ran() -> None:
+    _task, topic = _task_with_relevant_documents()
+    _endpoint("http://127.0.0.1:9/v1")  # never asked: nothing runs here
+    endpoint = JudgeEndpoint.objects.get()
+    first = nugget_proposal_prepare(topic=topic, endpoint=endpoint)
+    second = nugget_proposal_prepare(topic=topic, endpoint=endpoint)
+    assert second.pk == first.pk
+    assert NuggetProposalRun.objects.count() == 1
