@@ -168,6 +168,10 @@ def label(
         if think_ms:
             time.sleep(rng.expovariate(1000 / think_ms))
 
+    # Assessors start over a few seconds, as people do, not all in the same millisecond: a
+    # burst of 40 first pages at once would be an eighth of the page samples.
+    if think_ms:
+        time.sleep(rng.uniform(0, 2 * think_ms / 1000))
     for at in range(1, person.answers + 1):
         elapsed, status, html = timed_call(
             session, "GET", f"/nuggets/assignments/{a}/?at={at}", None, outcome
