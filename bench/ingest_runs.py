@@ -174,7 +174,7 @@ def stage_breakdown(task, path: Path) -> dict[str, float]:  # type: ignore[no-un
     from pooling.core.formats.order import warn_about_order_and_missing_topics
     from pooling.models import Run, Team
     from pooling.services import runs_binary
-    from pooling.services.runs import _check_run_limits, _file_checksum
+    from pooling.services.runs import run_file_checksum, run_limits_check
     from pooling.services.runs_context import run_context, task_topic_ids
 
     tag = path.stem.split("-")[2]
@@ -189,11 +189,11 @@ def stage_breakdown(task, path: Path) -> dict[str, float]:  # type: ignore[no-un
 
     gc.collect()
     with path.open("rb") as stream:
-        timed("checksum", lambda: _file_checksum(stream))
+        timed("checksum", lambda: run_file_checksum(stream))
         timed("read lines", lambda: sum(1 for _ in line_blocks(stream, ParsedRun(), 1 << 30)))
     start = clock()
     team = Team.objects.create(name=f"Stages-{path.stem}")
-    _check_run_limits(task, team, tag, "alternate")
+    run_limits_check(task, team, tag, "alternate")
     topic_ids = task_topic_ids(task)
     context, _ = run_context(task, topic_ids)
     spent["bookkeeping"] = clock() - start

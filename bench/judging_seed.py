@@ -9,6 +9,7 @@ import random
 import secrets
 import sys
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 BENCH_DB = "bench_judging_load"
@@ -22,14 +23,14 @@ POST_BODY = (
 
 
 # ---- Setting up the database (runs in the bench process) ----------------------------------
-def bench_database_url() -> tuple[str, str]:
-    """(admin URL on the `postgres` database, URL of the bench database)."""
+def bench_database_url(name: str = BENCH_DB) -> tuple[str, str]:
+    """(admin URL on the `postgres` database, URL of the bench database ``name``)."""
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/qrelsmith")
     parts = urlsplit(base)
     if parts.scheme not in ("postgres", "postgresql"):
         sys.exit("judging_load needs PostgreSQL: set DATABASE_URL to a postgres:// URL")
     admin = urlunsplit(parts._replace(path="/postgres"))
-    return admin, urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+    return admin, urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def recreate_database(admin_url: str, drop_only: bool = False, name: str = BENCH_DB) -> None:
@@ -54,12 +55,24 @@ class Assessor:
     items: list[tuple[int, list[int]]]  # (item id, hit ids) in display order
 
 
-def seed(assessors: int, hits: int, formula_share: float, rng: random.Random) -> list[Assessor]:
-    """Users, topics, posts, formulas, pools and assignments; logged-in sessions."""
+def logged_in_session(user: Any) -> str:
+    """The key of a session logged in as ``user``, as a password login leaves it."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.auth.models import User
     from django.contrib.sessions.backends.db import SessionStore
+
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    # The backend a password login records (the last: the lockout backend only guards).
+    session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key or ""
+
+
+def seed(assessors: int, hits: int, formula_share: float, rng: random.Random) -> list[Assessor]:
+    """Users, topics, posts, formulas, pools and assignments; logged-in sessions."""
+    from django.contrib.auth.models import User
 
     from assessment.models import Assignment
     from collection.models import Campaign, Formula, Post, RetrievalTask, Thread, Topic
@@ -143,16 +156,10 @@ def seed(assessors: int, hits: int, formula_share: float, rng: random.Random) ->
     people = []
     for user, topic, topic_items in plan:
         assignment = Assignment.objects.create(topic=topic, assessor=user, purpose="official")
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        # The backend a password login records (the last: the lockout backend only guards).
-        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
         people.append(
             Assessor(
                 username=user.username,
-                session_key=session.session_key or "",
+                session_key=logged_in_session(user),
                 csrf=secrets.token_hex(16),  # a 32-character CSRF secret, as Django makes
                 assignment_id=assignment.pk,
                 items=[(item.pk, [h.pk for h in item_hits]) for item, item_hits in topic_items],

@@ -27,6 +27,7 @@ SCRIPTS = [
     "nugget_significance.py",
     "judging_load.py",
     "judging_first_load.py",
+    "nugget_labelling_load.py",
     "pooling.py",
     "pooling_documents.py",
     "simulate_pools.py",

@@ -14,6 +14,11 @@ answer for one (topic, item) is the same on every request (seeded by --seed, the
 item), so tests can compute what the judge said. With ``logprobs`` the answer carries the
 grade token's top log-probabilities (the confusion row). ``usage`` counts words.
 
+A nugget prompt (nuggets.core.proposing: documents between ``<document id="…">`` tags) is
+answered with one nugget per document, up to six: the document's first sentence, vital for
+the first, third and fifth, okay for the others, under a final ``Nuggets:`` line; the same
+every time. A malformed nugget answer (per topic, at --malformed-rate) has no such line.
+
 Faults: a share of requests answered 429 (with Retry-After: 0) or 500, drawn per request; a
 share of items answered without a grade line (malformed: per item, the same every time).
 ``GET /stats`` gives counts: requests, by status, distinct items answered, and items answered
@@ -42,6 +47,9 @@ from kernel.core.qrels import qrels_read_path
 
 _TOPIC = re.compile(r"Topic\s+([^\s:]+)\s*:")
 _ITEM = re.compile(r'<item id="([^"]*)">')
+_DOCUMENT = re.compile(r'<document id="([^"]*)">\n(.*?)\n</document>', re.DOTALL)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+MAX_FAKE_NUGGETS = 6
 MAX_BODY = 4 * 1024 * 1024
 
 
@@ -103,12 +111,32 @@ class JudgeState:
             }
 
 
+def _nugget_content(state: JudgeState, topic: str, documents: list[tuple[str, str]]) -> str:
+    """Nuggets from the documents' first sentences (or, malformed, a list without its line)."""
+    facts: list[str] = []
+    for _docno, body in documents[:MAX_FAKE_NUGGETS]:
+        first = _SENTENCE_END.split(" ".join(body.split()), maxsplit=1)[0][:300]
+        if first and first.casefold() not in {f.casefold() for f in facts}:
+            facts.append(first)
+    lines = [f"{'vital' if i % 2 == 0 else 'okay'}: {fact}" for i, fact in enumerate(facts)]
+    malformed = random.Random(f"{state.args.seed}|{topic}|nuggets").random()  # noqa: S311
+    if malformed < state.args.malformed_rate:
+        return "The documents say several things:\n" + "\n".join(f"* {f}" for f in facts)
+    head = f"Reading {len(documents)} documents for topic {topic}."
+    return "\n".join([head, "Nuggets:", *lines])
+
+
 def _completion(state: JudgeState, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
         return 400, {"error": {"message": "messages: a non-empty list"}}
     prompt = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
     topic = _TOPIC.search(prompt)
+    documents = _DOCUMENT.findall(prompt)
+    if documents:
+        key = (topic.group(1) if topic else "", "nuggets")
+        content = _nugget_content(state, key[0], documents)
+        return 200, _chat_answer(state, request, prompt, key, content, None)
     item = _ITEM.search(prompt)
     key = (topic.group(1) if topic else "", item.group(1) if item else "")
     grade, row, malformed = state.answer(*key)
@@ -116,23 +144,37 @@ def _completion(state: JudgeState, request: dict[str, Any]) -> tuple[int, dict[s
         content = "The item discusses the topic at some length. I would say it is relevant"
     else:
         content = f"Judging topic {key[0]}, item {key[1]}.\nGrade: {grade}"
-    choice: dict[str, Any] = {
-        "index": 0,
-        "message": {"role": "assistant", "content": content},
-        "finish_reason": "stop",
-    }
+    logprobs = None
     if request.get("logprobs") and not malformed:
         top = [
             {"token": str(g), "logprob": math.log(p) if p > 0 else -100.0}
             for g, p in sorted(enumerate(row), key=lambda gp: -gp[1])
         ]
         chosen = next(t for t in top if t["token"] == str(grade))
-        choice["logprobs"] = {"content": [{**chosen, "top_logprobs": top}]}
+        logprobs = {"content": [{**chosen, "top_logprobs": top}]}
+    return 200, _chat_answer(state, request, prompt, key, content, logprobs)
+
+
+def _chat_answer(
+    state: JudgeState,
+    request: dict[str, Any],
+    prompt: str,
+    key: tuple[str, str],
+    content: str,
+    logprobs: dict[str, Any] | None,
+) -> dict[str, Any]:
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": {"role": "assistant", "content": content},
+        "finish_reason": "stop",
+    }
+    if logprobs is not None:
+        choice["logprobs"] = logprobs
     prompt_tokens = len(prompt.split())
     completion_tokens = len(content.split())
     with state.lock:
         state.answered[key] += 1
-    return 200, {
+    return {
         "id": f"fake-{key[0]}-{key[1]}",
         "object": "chat.completion",
         "created": int(time.time()),

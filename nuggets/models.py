@@ -13,6 +13,8 @@ from django.db import models
 
 from assessment.models import Assignment
 from collection.models import RetrievalTask, Topic
+from judges.models import JudgeEndpoint
+from kernel.models import JobRow
 from nuggets.core.citations import CitationSupport
 from nuggets.core.nuggetizer import MAX_NUGGET_CHARS
 from nuggets.core.rag_runs import DEFAULT_MAX_ANSWER_WORDS
@@ -115,6 +117,61 @@ class NuggetRevision(models.Model):
         return f"{self.topic_id} v{self.version}"
 
 
+class NuggetMachineAnswer(models.Model):
+    """A judge endpoint's answer to "propose this topic's nuggets": the cache (one row per
+    endpoint, model, prompt version and question, so a question once answered is never sent
+    again) and the provenance of the proposals drawn from it. A failed answer is kept with
+    its text and why it failed; asking again replaces it."""
+
+    endpoint_name = models.CharField(max_length=100)
+    model = models.CharField(max_length=200)
+    prompt_version = models.PositiveIntegerField()
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    question_digest = models.CharField(max_length=64, help_text="SHA-256 of the prompt sent.")
+    sources = models.JSONField(default=list)  # the docnos the prompt gave, in its order
+    ok = models.BooleanField()
+    failure = models.TextField(blank=True)
+    raw_answer = models.TextField(blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["endpoint_name", "model", "prompt_version", "question_digest"],
+                name="nugget_machine_answer_cache_key",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint_name} on topic {self.topic_id}"
+
+
+class NuggetProposalRun(JobRow):
+    """One request for a topic's proposals from an endpoint, as a background job."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="nugget_asks")
+    endpoint = models.ForeignKey(
+        JudgeEndpoint, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    endpoint_name = models.CharField(max_length=100)
+    model = models.CharField(max_length=200)
+    prompt_version = models.PositiveIntegerField()
+    answer = models.ForeignKey(
+        NuggetMachineAnswer, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    from_cache = models.BooleanField(default=False)
+    proposed = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Nugget proposals for topic {self.topic_id} from {self.endpoint_name}"
+
+
 class NuggetProposal(models.Model):
     """A nugget a machine proposed, waiting for (or given) the editor's decision."""
 
@@ -135,6 +192,15 @@ class NuggetProposal(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     nugget = models.ForeignKey(
         Nugget, on_delete=models.SET_NULL, null=True, blank=True, related_name="proposals"
+    )
+    # Proposed by an endpoint: the answer it came from (endpoint, model, prompt version, raw
+    # answer, tokens). Proposed from a file: empty, ``provenance`` names the file.
+    machine_answer = models.ForeignKey(
+        NuggetMachineAnswer,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="proposals",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -278,6 +278,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 30.0,
     },
     "reap-pool-plans": {"task": "evaluation.tasks.reap_pool_plans_task", "schedule": 30.0},
+    "reap-nugget-proposals": {
+        "task": "nuggets.tasks.reap_nugget_proposal_runs_task",
+        "schedule": 30.0,
+    },
 }
 # Jobs (kernel.queue): a running job writes its heartbeat every JOB_HEARTBEAT_SECONDS; one
 # silent for JOB_STALE_SECONDS lost its worker and is queued again, JOB_MAX_ATTEMPTS in all.

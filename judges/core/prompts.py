@@ -21,6 +21,7 @@ __all__ = [
     "PROMPT_MAX_CHARS",
     "PromptItem",
     "ScaleGrade",
+    "fenced_block",
     "item_block",
     "prompt_problems",
     "prompt_render",
@@ -40,7 +41,6 @@ PLACEHOLDERS = {
 }
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_DELIMITER = re.compile(r"<\s*(/?)\s*item\b", re.IGNORECASE)
 
 DEFAULT_PROMPT = """\
 You are a relevance assessor for a search evaluation campaign. A person searched with the \
@@ -105,14 +105,21 @@ def _clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def item_block(item_id: str, text: str) -> str:
-    """The item between delimiters it cannot close: a ``<item`` or ``</item`` inside the text
-    loses its angle bracket, so nothing the item says can end the data early."""
-    body = _DELIMITER.sub(lambda m: f"[{m.group(1)}item", _clean(text))
-    if len(body) > ITEM_MAX_CHARS:
-        body = body[:ITEM_MAX_CHARS] + " [… cut]"
+def fenced_block(tag: str, item_id: str, text: str, max_chars: int = ITEM_MAX_CHARS) -> str:
+    """Hostile ``text`` between ``<tag id="…">`` and ``</tag>`` delimiters it cannot close: a
+    ``<tag`` or ``</tag`` inside the text loses its angle bracket, so nothing the text says can
+    end the data early; control characters are dropped and the length is bounded."""
+    delimiter = re.compile(rf"<\s*(/?)\s*{re.escape(tag)}\b", re.IGNORECASE)
+    body = delimiter.sub(lambda m: f"[{m.group(1)}{tag}", _clean(text))
+    if len(body) > max_chars:
+        body = body[:max_chars] + " [… cut]"
     safe_id = re.sub(r"[^A-Za-z0-9._:\-]", "_", item_id)[:200]
-    return f'<item id="{safe_id}">\n{body.strip()}\n</item>'
+    return f'<{tag} id="{safe_id}">\n{body.strip()}\n</{tag}>'
+
+
+def item_block(item_id: str, text: str) -> str:
+    """The item to judge, fenced as data (``fenced_block`` with the ``item`` tag)."""
+    return fenced_block("item", item_id, text)
 
 
 def prompt_problems(template: str) -> list[str]:

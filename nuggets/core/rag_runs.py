@@ -106,7 +106,21 @@ class RagRunFile:
             rows=len(self.answers) if self.ok else None,
             topics=len(self.answers) if self.ok else None,
         )
+        if self.ok:
+            report["rag"] = self.contents()
         return report
+
+    def contents(self) -> dict[str, int]:
+        """What the run holds, as the run pages show it (a RAG run has no ranked rows):
+        topics answered, sentences, citations, and the distinct segments cited."""
+        cited = [c for a in self.answers for s in a.sentences for c in s.citations]
+        return {
+            "topics": len(self.answers),
+            "sentences": sum(len(a.sentences) for a in self.answers),
+            "citations": len(cited),
+            "segments": len(set(cited)),
+            "words": sum(a.response_length for a in self.answers),
+        }
 
 
 def _words(text: str) -> int:

@@ -31,6 +31,7 @@ from nuggets.models import (
     NuggetAdjudication,
     NuggetLabel,
     NuggetProposal,
+    NuggetProposalRun,
     RagAnswer,
 )
 
@@ -44,6 +45,16 @@ def pending_proposals(topic_id: int) -> list[NuggetProposal]:
         NuggetProposal.objects.filter(
             topic_id=topic_id, decision=NuggetProposal.Decision.PENDING
         ).order_by("pk")
+    )
+
+
+def proposal_runs(topic_id: int, limit: int = 3) -> list[NuggetProposalRun]:
+    """The topic's latest requests for machine proposals, newest first, with their answers
+    (a failed answer is shown with its text)."""
+    return list(
+        NuggetProposalRun.objects.filter(topic_id=topic_id)
+        .select_related("answer")
+        .order_by("-created_at", "-pk")[:limit]
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assessment.models import Judgment
+from collection.core.document_html import document_display
+from collection.core.post_html import plain_text
 from collection.models import Document, Topic
 from nuggets.models import CitationLabel
 
@@ -17,9 +19,16 @@ MAX_DOCUMENT_CHARS = 20_000
 @dataclass(frozen=True)
 class SourceDocument:
     docno: str
-    title: str
-    body: str
+    title: str  # plain text, for a template to escape
+    body: str  # as stored (HTML or plain text, as body_format says), cut at MAX_DOCUMENT_CHARS
+    body_format: str
+    body_html: str  # sanitized for display (collection.core.document_html): safe to mark safe
     why: str  # "judged relevant" or "cited by N answers"
+
+    @property
+    def text(self) -> str:
+        """The body as plain text, for a machine's prompt: an HTML body without its tags."""
+        return plain_text(self.body) if self.body_format == "html" else self.body
 
 
 def editor_documents(topic: Topic) -> list[SourceDocument]:
@@ -53,10 +62,20 @@ def editor_documents(topic: Topic) -> list[SourceDocument]:
 
 
 def _source(document: Document, why: str) -> SourceDocument:
+    """A document as the nugget pages show it: hostile HTML sanitized, plain text escaped
+    with its paragraphs kept, exactly as the judging pane shows documents."""
+    shown = document_display(
+        title=document.title,
+        body=document.body,
+        body_format=document.body_format,
+        max_chars=MAX_DOCUMENT_CHARS,
+    )
     return SourceDocument(
         docno=document.docno,
-        title=document.title,
+        title=shown.title,
         body=document.body[:MAX_DOCUMENT_CHARS],
+        body_format=document.body_format,
+        body_html=shown.body_html,
         why=why,
     )
 

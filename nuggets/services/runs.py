@@ -1,7 +1,7 @@
 """RAG run submission: the run rules every task has (tag, deadline, team, limits), then the
 whole file read and checked, then the run and its answers stored in one transaction.
 
-The rules on tags, deadlines, teams and run limits are the run upload's own
+The rules on tags, deadlines, teams and run limits are the run upload's own, imported from
 (``pooling.services.runs``); only the file and what is stored differ.
 """
 
@@ -23,11 +23,11 @@ from pooling.models import Run, Team
 from pooling.services.runs import (
     RunValidationError,
     SubmissionRefused,
-    _check_run_limits,
-    _check_tag_and_deadline,
-    _check_team_campaign,
-    _file_checksum,
-    _stored_file_name,
+    run_file_checksum,
+    run_file_name_stored,
+    run_limits_check,
+    run_tag_and_deadline_check,
+    run_team_campaign_check,
 )
 from pooling.services.runs_context import collection_docnos, task_topic_ids
 
@@ -84,20 +84,20 @@ def rag_run_submit(
     re-upload of a tag replaces the run's answers (version + 1), as for every run; answers
     already labelled make the replacement refused, since labels must never be lost."""
     now = now or timezone.now()
-    checksum = _file_checksum(stream)
+    checksum = run_file_checksum(stream)
     parsed = rag_run_read(task=task, stream=stream, file_name=file_name, tag=tag)
     if not parsed.ok:
         raise RunValidationError(parsed.report())
     tag = tag or parsed.run_id
-    _check_tag_and_deadline(task, tag, now, late=ignore_deadline)
+    run_tag_and_deadline_check(task, tag, now, late=ignore_deadline)
     if role not in Run.Role.values:
         raise SubmissionRefused(f"role must be one of {', '.join(Run.Role.values)}")
-    _check_team_campaign(task, team)
+    run_team_campaign_check(task, team)
     topic_ids = task_topic_ids(task)
     values = {
         "role": role,
         "description": description,
-        "file_name": _stored_file_name(file_name),
+        "file_name": run_file_name_stored(file_name),
         "checksum": checksum,
         "file_format": parsed.layout or "",
         "row_count": len(parsed.answers),
@@ -109,7 +109,7 @@ def rag_run_submit(
     }
     with transaction.atomic():
         Team.objects.select_for_update().get(pk=team.pk)
-        _check_run_limits(task, team, tag, role)
+        run_limits_check(task, team, tag, role)
         run = Run.objects.select_for_update().filter(task=task, team=team, tag=tag).first()
         created = run is None
         if run is None:

@@ -11,20 +11,25 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from collection.access import task_for
+from judges.models import JudgeEndpoint
+from judges.services.endpoints import EndpointError
 from kernel.access import is_organizer, organizer_required
 from kernel.params import page_filter, parse_choice, parse_int
+from kernel.queue import QueueUnavailable
 from nuggets.access import own_nugget_assignment, rag_topic_for
 from nuggets.core.scores import MEASURES
 from nuggets.core.significance import DEFAULT_TRIALS, nugget_run_tests
 from nuggets.selectors import (
     assignment_answers,
     pending_proposals,
+    proposal_runs,
     task_nugget_scores,
     topic_nuggets,
 )
 from nuggets.selectors.agreement import nugget_label_agreement
 from nuggets.selectors.pages import citation_labels_of, cited_segments, editor_documents
 from nuggets.selectors.publication import nugget_publication_state
+from nuggets.services.proposing import nugget_proposal_request
 from nuggets.services.runs import rag_max_answer_words, rag_run_submit
 from pooling.access import runs_visible_to, team_for_user
 from pooling.services.runs import RunValidationError, SubmissionRefused
@@ -40,6 +45,8 @@ def _nuggets_json(topic_id: int) -> list[dict[str, Any]]:
 @organizer_required
 def nugget_editor(request: HttpRequest, topic_id: int) -> HttpResponse:
     topic = rag_topic_for(topic_id)
+    if request.method == "POST":
+        return _propose(request, topic)
     proposals = [
         {"id": p.pk, "text": p.text, "importance": p.importance, "provenance": p.provenance}
         for p in pending_proposals(topic.pk)
@@ -50,8 +57,36 @@ def nugget_editor(request: HttpRequest, topic_id: int) -> HttpResponse:
         "nuggets": _nuggets_json(topic.pk),
         "proposals": proposals,
         "api_url": reverse("nuggets_api:topic-nuggets", args=[topic.pk]),
+        "endpoints": list(JudgeEndpoint.objects.values_list("name", flat=True)),
+        "asks": proposal_runs(topic.pk),
     }
     return render(request, "nuggets/editor.html", context)
+
+
+def _propose(request: HttpRequest, topic: Any) -> HttpResponse:
+    """Ask the chosen endpoint for proposals (a job; run here when there is no broker)."""
+    endpoint = JudgeEndpoint.objects.filter(name=request.POST.get("endpoint", "")).first()
+    if endpoint is None:
+        messages.error(request, "Choose a registered judge endpoint.")
+        return HttpResponseRedirect(request.path)
+    try:
+        ask = nugget_proposal_request(topic=topic, endpoint=endpoint, requested_by=request.user)
+    except EndpointError as error:
+        messages.error(request, "; ".join(error.problems))
+    except QueueUnavailable as error:
+        messages.error(request, str(error))
+    else:
+        if ask.status == ask.Status.DONE:
+            if ask.from_cache:
+                said = "answered this question before (from the cache): nothing was sent"
+            else:
+                said = f"proposed {ask.proposed} nugget{'s' if ask.proposed != 1 else ''}"
+            messages.success(request, f"{endpoint.name} {said}.")
+        elif ask.status == ask.Status.FAILED:
+            messages.error(request, ask.error)
+        else:
+            messages.info(request, f"Asked {endpoint.name}; reload to see its proposals.")
+    return HttpResponseRedirect(request.path)
 
 
 @login_required

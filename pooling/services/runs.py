@@ -69,8 +69,13 @@ def token_create(*, user: User) -> Token:
     return token
 
 
-def _file_checksum(stream: BinaryIO) -> str:
-    # Uploads sit in a temporary file: hash it in chunks, then rewind for the parser.
+# The run rules below are public: every kind of run (ranked lists here, RAG answers in
+# nuggets.services.runs) is submitted under the same tag, deadline, team and limit rules.
+
+
+def run_file_checksum(stream: BinaryIO) -> str:
+    """The upload's SHA-256, the stream rewound for the parser (an upload sits in a temporary
+    file: hashed in chunks)."""
     start = stream.tell()
     digest = hashlib.sha256()
     while chunk := stream.read(_HASH_CHUNK):
@@ -79,7 +84,9 @@ def _file_checksum(stream: BinaryIO) -> str:
     return digest.hexdigest()
 
 
-def _check_tag_and_deadline(task: RetrievalTask, tag: str, now: datetime, *, late: bool) -> None:
+def run_tag_and_deadline_check(task: RetrievalTask, tag: str, now: datetime, *, late: bool) -> None:
+    """SubmissionRefused when the tag is not a valid run tag, or the task's deadline passed
+    (``late``: an organizer's upload, taken after it)."""
     try:
         RUN_TAG_VALIDATOR(tag)
     except ValidationError as exc:
@@ -92,7 +99,7 @@ def _check_tag_and_deadline(task: RetrievalTask, tag: str, now: datetime, *, lat
         )
 
 
-def _check_run_limits(task: RetrievalTask, team: Team, tag: str, role: str) -> None:
+def run_limits_check(task: RetrievalTask, team: Team, tag: str, role: str) -> None:
     """ARQMath: at most ``max_primary_runs`` primary and ``max_alternate_runs`` alternates."""
     campaign = task.campaign
     limit = campaign.max_primary_runs if role == Run.Role.PRIMARY else campaign.max_alternate_runs
@@ -104,7 +111,8 @@ def _check_run_limits(task: RetrievalTask, team: Team, tag: str, role: str) -> N
         )
 
 
-def _check_team_campaign(task: RetrievalTask, team: Team) -> None:
+def run_team_campaign_check(task: RetrievalTask, team: Team) -> None:
+    """SubmissionRefused when the task takes no runs or the team is not in its campaign."""
     if task.training_for_id is not None:
         raise SubmissionRefused(
             f"{task} is a training archive of earlier years' topics: it takes no runs"
@@ -122,7 +130,7 @@ def declared_data_for(task: RetrievalTask, declared_data: str) -> str:
     return "" if task.kind == RetrievalTask.Kind.DOCUMENT else declared_data
 
 
-def _stored_file_name(name: str) -> str:
+def run_file_name_stored(name: str) -> str:
     """The file's own name, without a client's folders, bounded like the column it goes to."""
     name = name.replace("\\", "/").rsplit("/", 1)[-1]
     limit = Run._meta.get_field("file_name").max_length or 255
@@ -174,7 +182,7 @@ def run_submit(
     cases the database is left as it was. ``ignore_deadline`` is for organizers importing runs
     received by other means."""
     now = now or timezone.now()
-    _check_tag_and_deadline(task, tag, now, late=ignore_deadline)
+    run_tag_and_deadline_check(task, tag, now, late=ignore_deadline)
     if role not in Run.Role.values:
         raise SubmissionRefused(f"role must be one of {', '.join(Run.Role.values)}")
     if len(description) > RUN_DESCRIPTION_MAX_CHARS:
@@ -182,10 +190,10 @@ def run_submit(
             f"the description has {len(description):,} characters "
             f"(at most {RUN_DESCRIPTION_MAX_CHARS:,})"
         )
-    _check_team_campaign(task, team)
-    _check_run_limits(task, team, tag, role)
-    checksum = _file_checksum(stream)
-    file_name = _stored_file_name(file_name)
+    run_team_campaign_check(task, team)
+    run_limits_check(task, team, tag, role)
+    checksum = run_file_checksum(stream)
+    file_name = run_file_name_stored(file_name)
     reading, notes = _reading(task, stream, file_name, tag)
     values = {
         "role": role,
@@ -217,7 +225,7 @@ def _store(
     with transaction.atomic():
         # Lock the team so two uploads cannot both pass the run limits or race on one tag.
         Team.objects.select_for_update().get(pk=team.pk)
-        _check_run_limits(task, team, tag, values["role"])
+        run_limits_check(task, team, tag, values["role"])
         run = Run.objects.select_for_update().filter(task=task, team=team, tag=tag).first()
         created = run is None
         if run is None:

@@ -210,6 +210,7 @@
   document.addEventListener("keydown", function (event) {
     var tag = event.target.tagName;
     if (tag === "TEXTAREA" || tag === "INPUT") { onTextKeys(event); return; }
+    if (tag === "SELECT") return; // letters pick an endpoint there
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var action = actions[event.key];
     if (!action) return;

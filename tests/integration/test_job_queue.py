@@ -294,6 +294,7 @@ def test_beat_schedule_names_the_reaper_tasks_when_celery_loads(settings: object
         "judges.tasks.reap_judge_runs_task",
         "evaluation.tasks.reap_evaluation_jobs_task",  # jobs and their chunks
         "evaluation.tasks.reap_pool_plans_task",
+        "nuggets.tasks.reap_nugget_proposal_runs_task",
     }
     celery_app.loader.import_default_modules()  # what a worker does first: every app's tasks
     assert scheduled <= set(celery_app.tasks)

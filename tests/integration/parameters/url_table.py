@@ -414,7 +414,9 @@ URLS: dict[str, Entry] = {
         bodies=(Body({"qrels": "{qrels}"}, ("qrels",), as_json=True),),
     ),
     # nuggets (the campaign's task is not a RAG task: topic and assignment pages answer 404)
-    "nuggets:editor": Entry(path={"topic_id": "topic"}),
+    "nuggets:editor": Entry(
+        path={"topic_id": "topic"}, bodies=(Body({"endpoint": "e"}, ("endpoint",)),)
+    ),
     "nuggets:assign": Entry(path=ASSIGNMENT, query=("at",)),
     "nuggets:scores": Entry(path=TASK),
     "nuggets:runs": Entry(path=TASK, bodies=(Body({"tag": "t"}, ("tag", "team", "file")),)),
