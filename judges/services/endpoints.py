@@ -12,7 +12,9 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from judges.client import ChatClient
 from judges.core.endpoints import EndpointFields, base_url_normalise, endpoint_problems
+from judges.limits import EndpointLimiter
 from judges.models import JudgeEndpoint, JudgeRun
 from kernel.queue import PENDING, RUNNING
 
@@ -70,3 +72,27 @@ def endpoint_api_key(endpoint: JudgeEndpoint) -> str:
             [f"{endpoint.name}: the environment variable {endpoint.api_key_env} is not set"]
         )
     return key
+
+
+# A concurrency slot outlives its request by this much at most: a dead worker's slots come
+# free once its requests would have timed out anyway.
+LEASE_MARGIN_SECONDS = 5.0
+
+
+def endpoint_client(endpoint: JudgeEndpoint, *, seed: int, pool_size: int) -> ChatClient:
+    """A client for ``endpoint`` under its limits, which every worker asking it shares through
+    Redis (concurrency, requests per minute); the key is read from the environment now."""
+    limiter = EndpointLimiter(
+        endpoint_id=endpoint.pk,
+        concurrency=endpoint.concurrency,
+        rpm=endpoint.requests_per_minute,
+        lease_seconds=endpoint.timeout_seconds + LEASE_MARGIN_SECONDS,
+    )
+    return ChatClient(
+        base_url=endpoint.base_url,
+        api_key=endpoint_api_key(endpoint),
+        timeout=endpoint.timeout_seconds,
+        limiter=limiter,
+        pool_size=pool_size,
+        seed=seed,
+    )

@@ -27,15 +27,14 @@ from django.utils import timezone
 from assessment.selectors.guidelines import guidelines_current
 from assessment.services.machine_judges import machine_judge_ensure
 from collection.models import RetrievalTask
-from judges.client import ChatClient, ChatOutcome, EndpointRefused
+from judges.client import ChatOutcome, EndpointRefused
 from judges.core.answers import answer_parse
 from judges.core.prompts import prompt_render
 from judges.core.retry import cost, projected
-from judges.limits import EndpointLimiter
 from judges.models import JudgeAnswer, JudgeEndpoint, JudgeRun
 from judges.selectors.prompts import judge_prompt, scale_grades
 from judges.selectors.work import DEFAULT_SAMPLE_SEED, WorkItem, judge_work
-from judges.services.endpoints import EndpointError, endpoint_api_key
+from judges.services.endpoints import EndpointError, endpoint_api_key, endpoint_client
 from judges.services.runs_store import run_grades_store
 from kernel.queue import (
     JobSuperseded,
@@ -64,9 +63,6 @@ MAX_TOKENS = 512
 CANCELLED = "Cancelled; the answers received are kept and a new run takes them from the cache."
 MAX_LIMIT = 10_000_000
 MAX_SAMPLE_SEED = 2**63 - 1
-# A concurrency slot outlives its request by this much at most: a dead worker's slots come
-# free once its requests would have timed out anyway.
-LEASE_MARGIN_SECONDS = 5.0
 
 Progress = Callable[[JudgeRun], None]
 
@@ -377,20 +373,7 @@ def _ask(
     tally: _Tally,
     progress: Progress | None,
 ) -> None:
-    limiter = EndpointLimiter(
-        endpoint_id=endpoint.pk,
-        concurrency=endpoint.concurrency,
-        rpm=endpoint.requests_per_minute,
-        lease_seconds=endpoint.timeout_seconds + LEASE_MARGIN_SECONDS,
-    )
-    client = ChatClient(
-        base_url=endpoint.base_url,
-        api_key=endpoint_api_key(endpoint),
-        timeout=endpoint.timeout_seconds,
-        limiter=limiter,
-        pool_size=endpoint.concurrency,
-        seed=run.pk,
-    )
+    client = endpoint_client(endpoint, seed=run.pk, pool_size=endpoint.concurrency)
     parameters = run.parameters
 
     def body(item: WorkItem) -> dict[str, Any]:
@@ -463,4 +446,4 @@ def _ask(
             finally:
                 _write(pending)  # whatever arrived is kept, even when the run stops on an error
     finally:
-        limiter.close()  # the leases this run's threads hold, for other runs and workers
+        client.limiter.close()  # the leases this run's threads hold, for other runs and workers

@@ -21,11 +21,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from collection.models import Topic
-from judges.client import ChatClient, ChatOutcome, EndpointRefused
-from judges.limits import EndpointLimiter
+from judges.client import ChatOutcome, EndpointRefused
 from judges.models import JudgeEndpoint
-from judges.services.endpoints import EndpointError, endpoint_api_key
-from judges.services.runs import LEASE_MARGIN_SECONDS
+from judges.services.endpoints import EndpointError, endpoint_api_key, endpoint_client
 from kernel.queue import (
     PENDING,
     RUNNING,
@@ -152,20 +150,7 @@ def _cached(run: NuggetProposalRun, digest: str) -> NuggetMachineAnswer | None:
 
 
 def _ask(endpoint: JudgeEndpoint, run: NuggetProposalRun, prompt: str) -> ChatOutcome:
-    limiter = EndpointLimiter(
-        endpoint_id=endpoint.pk,
-        concurrency=endpoint.concurrency,
-        rpm=endpoint.requests_per_minute,
-        lease_seconds=endpoint.timeout_seconds + LEASE_MARGIN_SECONDS,
-    )
-    client = ChatClient(
-        base_url=endpoint.base_url,
-        api_key=endpoint_api_key(endpoint),
-        timeout=endpoint.timeout_seconds,
-        limiter=limiter,
-        pool_size=1,
-        seed=run.pk,
-    )
+    client = endpoint_client(endpoint, seed=run.pk, pool_size=1)
     try:
         return client.ask(
             {
@@ -177,7 +162,7 @@ def _ask(endpoint: JudgeEndpoint, run: NuggetProposalRun, prompt: str) -> ChatOu
             }
         )
     finally:
-        limiter.close()
+        client.limiter.close()
 
 
 def _finish(run: NuggetProposalRun, attempt: int, *, error: str = "", **fields: Any) -> None:
