@@ -479,6 +479,11 @@ def _event_json(event: Any) -> dict[str, Any] | None:
     }
 
 
+def _same(event: Any, latest: Any) -> bool:
+    """The request changed nothing: the standing event was returned."""
+    return latest is not None and event.pk == latest.pk
+
+
 class NuggetPublicationView(APIView):
     """GET the published nugget scores (the frozen snapshot: each team its own runs while
     published, organizers every run); POST publish or withdraw them (organizers)."""
@@ -535,5 +540,5 @@ class NuggetPublicationView(APIView):
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(
             {"published": event.action == "publish", "latest": _event_json(event)},
-            status=status.HTTP_201_CREATED if event is not state.latest else status.HTTP_200_OK,
+            status=status.HTTP_200_OK if _same(event, state.latest) else status.HTTP_201_CREATED,
         )
