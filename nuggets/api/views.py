@@ -361,12 +361,12 @@ def _rag_task(user: Any, task_id: int) -> RetrievalTask:
     return task
 
 
-class DisputeQuerySerializer(serializers.Serializer[Any]):
+class NuggetDisputeQuerySerializer(serializers.Serializer[Any]):
     state = serializers.ChoiceField(list(STATES), required=False, default="undecided")
     machine = serializers.BooleanField(required=False, default=False)
 
 
-class AdjudicationSerializer(serializers.Serializer[Any]):
+class NuggetAdjudicationSerializer(serializers.Serializer[Any]):
     answer = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
     finals = serializers.DictField(child=serializers.ChoiceField(SUPPORT), allow_empty=False)
     note = serializers.CharField(
@@ -417,10 +417,10 @@ class NuggetAdjudicationView(APIView):
     permission_classes = [IsOrganizer]
     parser_classes = [JSONParser]
 
-    @extend_schema(parameters=[DisputeQuerySerializer], responses=OpenApiTypes.OBJECT)
+    @extend_schema(parameters=[NuggetDisputeQuerySerializer], responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, task_id: int) -> Response:
         task = _rag_task(request.user, task_id)
-        query = DisputeQuerySerializer(data=request.query_params)
+        query = NuggetDisputeQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         state, machine = query.validated_data["state"], query.validated_data["machine"]
         disputes = answer_disputes(task, with_machine=machine)
@@ -442,10 +442,10 @@ class NuggetAdjudicationView(APIView):
             }
         )
 
-    @extend_schema(request=AdjudicationSerializer, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=NuggetAdjudicationSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, task_id: int) -> Response:
         task = _rag_task(request.user, task_id)
-        body = AdjudicationSerializer(data=request.data)
+        body = NuggetAdjudicationSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         try:
@@ -464,7 +464,7 @@ class NuggetAdjudicationView(APIView):
         return Response(body_out)
 
 
-class PublicationSerializer(serializers.Serializer[Any]):
+class NuggetPublicationSerializer(serializers.Serializer[Any]):
     action = serializers.ChoiceField(["publish", "withdraw"])
 
 
@@ -520,12 +520,12 @@ class NuggetPublicationView(APIView):
             }
         )
 
-    @extend_schema(request=PublicationSerializer, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=NuggetPublicationSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, task_id: int) -> Response:
         if not is_organizer(request.user):
             raise PermissionDenied("only organizers publish or withdraw scores")
         task = _rag_task(request.user, task_id)
-        body = PublicationSerializer(data=request.data)
+        body = NuggetPublicationSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         action = body.validated_data["action"]
         state = nugget_publication_state(task)
