@@ -15,7 +15,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from nuggets.models import NuggetAdjudication, NuggetPublicationEvent, NuggetScoreSnapshot
 from nuggets.services.adjudication import nugget_adjudication_decide
-from tests.factories.collection import UserFactory
+from tests.factories.collection import RetrievalTaskFactory, UserFactory
 from tests.integration.nugget_disputes import LABELS, N, S, disputed_task
 from tests.integration.test_nugget_adjudication import expected_scores
 
@@ -246,3 +246,14 @@ def test_agreement_compares_each_second_opinion_with_the_final_labels() -> None:
     page.force_login(boss)
     text = page.get(f"/nuggets/tasks/{data.task.pk}/scores/").content.decode()
     assert "Agreement with the final labels" in text
+
+
+def test_the_results_index_links_a_rag_task_to_its_published_nugget_scores() -> None:
+    data = disputed_task()
+    other = RetrievalTaskFactory.create(campaign=data.task.campaign)
+    boss = UserFactory.create(username="boss", is_staff=True)
+    client = Client()
+    client.force_login(boss)
+    text = client.get("/results/").content.decode()
+    assert f'href="/nuggets/tasks/{data.task.pk}/published/"' in text
+    assert f"/nuggets/tasks/{other.pk}/published/" not in text
