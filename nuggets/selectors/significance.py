@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -32,13 +33,12 @@ class RunTests:
 
 
 def _key(scores: TaskScores, measure: str, seed: int, trials: int) -> str:
-    values = {
-        row.run: per_topic_values(row.per_topic, scores.topics, measure) for row in scores.runs
-    }
-    payload = json.dumps(
-        [measure, seed, trials, scores.topics, sorted(values.items())], separators=(",", ":")
-    )
-    return "nugget-significance:" + hashlib.sha256(payload.encode()).hexdigest()
+    digest = hashlib.sha256(json.dumps([measure, seed, trials, scores.topics]).encode())
+    for row in sorted(scores.runs, key=lambda r: r.run):
+        values = per_topic_values(row.per_topic, scores.topics, measure)
+        digest.update(row.run.encode() + b"\0")
+        digest.update(array("d", values).tobytes())  # the floats exactly, fast to hash
+    return "nugget-significance:" + digest.hexdigest()
 
 
 def nugget_significance(
