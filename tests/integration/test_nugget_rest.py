@@ -257,3 +257,15 @@ def test_the_results_index_links_a_rag_task_to_its_published_nugget_scores() -> 
     text = client.get("/results/").content.decode()
     assert f'href="/nuggets/tasks/{data.task.pk}/published/"' in text
     assert f"/nuggets/tasks/{other.pk}/published/" not in text
+
+
+def test_the_schema_lists_the_adjudication_and_publication_endpoints() -> None:
+    client = Client()
+    client.force_login(UserFactory.create(username="boss", is_staff=True))
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    for path in ("adjudication", "publication"):
+        methods = schema["paths"][f"/api/nuggets/tasks/{{task_id}}/{path}/"]
+        assert {"get", "post"} <= set(methods)
+    components = schema["components"]["schemas"]
+    assert "finals" in components["NuggetAdjudication"]["properties"]
+    assert components["NuggetPublication"]["required"] == ["action"]
