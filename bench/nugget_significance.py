@@ -1,9 +1,11 @@
 """Benchmark: significance tests between runs on nugget scores, 100 runs x 300 topics.
 
-Times what the nugget scores page computes on each load (``nugget_run_tests``: every one of
-the 4,950 pairs, paired randomization test with 10,000 trials and the t-test, Holm-corrected)
-on seeded per-topic scores, and ``manage.py evaluate_nuggets --significance all`` on the files
-of bench/evaluate_nuggets.py (reading, scoring and testing, in a child process).
+Times what the nugget scores page computes when its figures change (``nugget_run_tests``:
+every one of the 4,950 pairs, paired randomization test with 10,000 trials and the t-test,
+Holm-corrected) on seeded per-topic scores; a reload of the page with the figures unchanged
+(``nugget_significance`` finding its table in the cache: Redis with REDIS_URL, else memory);
+and ``manage.py evaluate_nuggets --significance all`` on the files of bench/evaluate_nuggets.py
+(reading, scoring and testing, in a child process).
 
     .venv/bin/python bench/nugget_significance.py [--small] [--runs N] [--topics N] [--trials N]
 """
@@ -52,6 +54,7 @@ def main() -> None:
         f"scores page: {len(tests):,} pairs of {args.runs} runs over {args.topics} topics, "
         f"{args.trials:,} trials: {seconds:.2f} s (load {os.getloadavg()[0]:.2f})"
     )
+    _cached(runs, topics, args.trials)
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         paths = write_files(folder, args.runs, args.topics, 20, seed=7)
@@ -79,6 +82,34 @@ def main() -> None:
             f"evaluate_nuggets --significance all: {seconds:.2f} s wall for {pairs:,} pairs "
             f"(including reading the files and Django start-up; load {os.getloadavg()[0]:.2f})"
         )
+
+
+def _cached(runs: dict[str, dict[str, dict[str, float]]], topics: list[str], trials: int) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    import django
+
+    django.setup()
+    from django.core.cache import cache
+
+    from nuggets.selectors import RunScoreRow, TaskScores
+    from nuggets.selectors.significance import nugget_significance
+
+    rows = [
+        RunScoreRow(run, "team", {}, per_topic, 0, 0, topics) for run, per_topic in runs.items()
+    ]
+    task = TaskScores(topics, rows)
+    cache.delete_many([])  # connects before timing
+    start = time.perf_counter()
+    first = nugget_significance(task, measure="all", seed=1, trials=trials)
+    computed = time.perf_counter() - start
+    start = time.perf_counter()
+    again = nugget_significance(task, measure="all", seed=1, trials=trials)
+    reload = time.perf_counter() - start
+    hit = "cache hit" if again.computed_at == first.computed_at else "MISS (recomputed)"
+    print(
+        f"scores page significance, first load {computed:.2f} s, reload {reload * 1000:.1f} ms "
+        f"({hit}; load {os.getloadavg()[0]:.2f})"
+    )
 
 
 if __name__ == "__main__":

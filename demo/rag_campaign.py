@@ -5,7 +5,9 @@ answers cite) and its first topics. Everything goes through an organizer's entry
 ``import_rag_runs`` for runs in both TREC RAG layouts, nuggets written by the organizer and
 proposed by a machine (``import_nuggets --proposals``, some accepted, one edited, one
 rejected), labels by alice and bob (bob dual-assesses one topic) through the labelling service,
-citation support on a few answers, and a machine judge's labels (``import_nugget_assignments``).
+citation support on a few answers, and a machine judge's labels (``import_nugget_assignments``);
+then the organizer adjudicates a couple of disputed answers and publishes the scores, so the
+adjudication and published-scores pages are filled.
 """
 
 from __future__ import annotations
@@ -24,9 +26,19 @@ from assessment.models import Assignment
 from collection.models import Campaign, DocumentCollection, RetrievalTask, Topic
 from collection.services.tasks import task_get_or_create
 from nuggets.core.scores import Support
-from nuggets.models import CitationLabel, Nugget, NuggetLabel, NuggetProposal
+from nuggets.models import (
+    CitationLabel,
+    Nugget,
+    NuggetAdjudication,
+    NuggetLabel,
+    NuggetProposal,
+    NuggetPublicationEvent,
+)
+from nuggets.selectors.adjudication import answer_adjudication, answer_disputes
+from nuggets.services.adjudication import nugget_adjudication_decide
 from nuggets.services.labels import CitationVerdict, citation_labels_submit, nugget_labels_submit
 from nuggets.services.nuggets import nugget_add, proposal_decide
+from nuggets.services.publication import nugget_scores_publish
 from pooling.models import RunRow
 from pooling.services.runs import team_ensure
 
@@ -202,6 +214,28 @@ def _machine_judge(task: RetrievalTask, folder: Path, seed: int, write: Any) -> 
     _run(write, "import_nugget_assignments", str(path), campaign=RAG_CAMPAIGN, assessor=RAG_JUDGE)
 
 
+def _adjudicate(task: RetrievalTask, organizer: User | None, limit: int = 2) -> int:
+    """The organizer's final label on the first disputed nugget of a few answers (alice and
+    bob both label the first topic), so the adjudication page has decided and open disputes."""
+    if organizer is None:
+        return 0
+    made = 0
+    for dispute in answer_disputes(task)[:limit]:
+        shown = answer_adjudication(task, dispute.answer_id)
+        verdict = next(v for v in shown.nuggets if v.disputed) if shown else None
+        if verdict is None:
+            continue
+        nugget_adjudication_decide(
+            task=task,
+            answer_id=dispute.answer_id,
+            finals={verdict.nugget.pk: verdict.opinions[-1].support},  # the dual reading
+            decided_by=organizer,
+            note="demo: the second reading is the right one",
+        )
+        made += 1
+    return made
+
+
 def _run(write: Callable[[str], None], command: str, *args: str, **options: Any) -> None:
     out = io.StringIO()
     call_command(command, *args, stdout=out, **options)
@@ -246,7 +280,12 @@ def build_rag_demo(
     _nuggets(task, folder, users.get("organizer"), write)
     write(f"  {_label(task, users, seed)} nugget labels by alice and bob")
     _machine_judge(task, folder, seed, write)
+    organizer = users.get("organizer")
+    write(f"  {_adjudicate(task, organizer)} disputed answers adjudicated")
+    event = nugget_scores_publish(task=task, by=organizer)
+    write(f"  published the nugget scores (snapshot {event.snapshot.checksum[:12]})")
     write(f"  scores: /nuggets/tasks/{task.pk}/scores/")
+    write(f"  published: /nuggets/tasks/{task.pk}/published/")
 
 
 def rag_demo_reset() -> None:
@@ -254,6 +293,8 @@ def rag_demo_reset() -> None:
     machine judge's account; call inside the reset's transaction, before the collection goes."""
     in_demo = {"assignment__topic__task__campaign__name": RAG_CAMPAIGN}
     CitationLabel.objects.filter(**in_demo).delete()
+    NuggetAdjudication.objects.filter(answer__run__task__campaign__name=RAG_CAMPAIGN).delete()
+    NuggetPublicationEvent.objects.filter(task__campaign__name=RAG_CAMPAIGN).delete()
     NuggetLabel.objects.filter(**in_demo).delete()
     Campaign.objects.filter(name=RAG_CAMPAIGN).delete()
     User.objects.filter(username=RAG_JUDGE).delete()

@@ -20,4 +20,14 @@ urlpatterns = [
         name="assignment-citations",
     ),
     path("nuggets/tasks/<id:task_id>/scores/", views.TaskScoresView.as_view(), name="task-scores"),
+    path(
+        "nuggets/tasks/<id:task_id>/adjudication/",
+        views.NuggetAdjudicationView.as_view(),
+        name="task-adjudication",
+    ),
+    path(
+        "nuggets/tasks/<id:task_id>/publication/",
+        views.NuggetPublicationView.as_view(),
+        name="task-publication",
+    ),
 ]

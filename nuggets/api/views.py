@@ -1,12 +1,15 @@
-"""REST endpoints of the nuggets app: RAG run upload, nugget editing, labels and scores."""
+"""REST endpoints of the nuggets app: RAG run upload, nugget editing, labels, scores,
+adjudication of disputed labels and publication of the scores."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -15,13 +18,17 @@ from rest_framework.views import APIView
 
 from collection.access import task_for
 from collection.models import RetrievalTask
-from kernel.access import IsOrganizer
+from kernel.access import IsOrganizer, is_organizer
 from nuggets.access import own_nugget_assignment, rag_topic_for
 from nuggets.core.citations import CitationSupport
 from nuggets.core.nuggetizer import MAX_NUGGET_CHARS
 from nuggets.core.scores import Importance, Support
+from nuggets.models import ADJUDICATION_NOTE_MAX_CHARS
 from nuggets.selectors import task_nugget_scores, topic_nuggets
+from nuggets.selectors.adjudication import STATES, answer_adjudication, answer_disputes
 from nuggets.selectors.agreement import nugget_label_agreement
+from nuggets.selectors.publication import nugget_publication_state, published_nugget_scores
+from nuggets.services.adjudication import NuggetAdjudicationError, nugget_adjudication_decide
 from nuggets.services.labels import (
     CitationVerdict,
     LabelRefused,
@@ -36,6 +43,11 @@ from nuggets.services.nuggets import (
     nugget_merge,
     nugget_move,
     proposal_decide,
+)
+from nuggets.services.publication import (
+    NuggetPublicationError,
+    nugget_scores_publish,
+    nugget_scores_withdraw,
 )
 from nuggets.services.runs import rag_run_submit
 from pooling.access import team_for_user
@@ -318,6 +330,7 @@ class TaskScoresView(APIView):
                         "assessor": row.assessor,
                         "purpose": row.purpose,
                         "pairs": row.pairs,
+                        "adjudicated": row.adjudicated,
                         "agreement": row.agreement.value,
                         "kappa": row.kappa.value,
                         "kappa_strict": row.kappa_strict.value,
@@ -338,4 +351,194 @@ class TaskScoresView(APIView):
                     for row in scores.runs
                 ],
             }
+        )
+
+
+def _rag_task(user: Any, task_id: int) -> RetrievalTask:
+    task = task_for(user, task_id)
+    if task.kind != RetrievalTask.Kind.RAG:
+        raise Http404(f"task {task.pk} is not a RAG task")
+    return task
+
+
+class NuggetDisputeQuerySerializer(serializers.Serializer[Any]):
+    state = serializers.ChoiceField(list(STATES), required=False, default="undecided")
+    machine = serializers.BooleanField(required=False, default=False)
+
+
+class NuggetAdjudicationSerializer(serializers.Serializer[Any]):
+    answer = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
+    finals = serializers.DictField(child=serializers.ChoiceField(SUPPORT), allow_empty=False)
+    note = serializers.CharField(
+        required=False, allow_blank=True, max_length=ADJUDICATION_NOTE_MAX_CHARS
+    )
+    machine = serializers.BooleanField(required=False, default=False)
+
+    def validate_finals(self, value: dict[str, str]) -> dict[int, str]:
+        if len(value) > MAX_LABELS:
+            raise serializers.ValidationError(f"at most {MAX_LABELS} final labels a request")
+        if not all(key.isascii() and key.isdigit() and 0 < len(key) < 19 for key in value):
+            raise serializers.ValidationError("finals map nugget ids to a support")
+        return {int(key): support for key, support in value.items()}
+
+
+def _dispute_json(task: RetrievalTask, answer_id: int, machine: bool) -> dict[str, Any]:
+    """One answer's live nuggets with every label given and the final label, blind to run and
+    team as the page is."""
+    shown = answer_adjudication(task, answer_id, with_machine=machine)
+    if shown is None:  # the service has just accepted it: only a concurrent delete
+        raise Http404(f"answer {answer_id} is not one of this task's")
+    return {
+        "answer": shown.answer.pk,
+        "topic": shown.answer.topic.number,
+        "nuggets": [
+            {
+                "id": v.nugget.pk,
+                "text": v.nugget.text,
+                "importance": v.nugget.importance,
+                "disputed": v.disputed,
+                "labels": [
+                    {"assessor": o.assessor, "purpose": o.purpose, "support": o.support}
+                    for o in v.opinions
+                ],
+                "final": v.final.support if v.final else None,
+                "note": v.final.note if v.final else "",
+            }
+            for v in shown.nuggets
+        ],
+    }
+
+
+class NuggetAdjudicationView(APIView):
+    """GET the answers whose nugget labels disagree (``state``: undecided | all; ``machine``:
+    machine judges' labels count too); POST an organizer's final labels for one answer (the
+    adjudication page's service: all or nothing, a label sent as stored is left as it is)."""
+
+    permission_classes = [IsOrganizer]
+    parser_classes = [JSONParser]
+
+    @extend_schema(parameters=[NuggetDisputeQuerySerializer], responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, task_id: int) -> Response:
+        task = _rag_task(request.user, task_id)
+        query = NuggetDisputeQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        state, machine = query.validated_data["state"], query.validated_data["machine"]
+        disputes = answer_disputes(task, with_machine=machine)
+        listed = [d for d in disputes if state == "all" or not d.is_decided]
+        return Response(
+            {
+                "state": state,
+                "machine": machine,
+                "undecided": sum(1 for d in disputes if not d.is_decided),
+                "answers": [
+                    {
+                        "answer": d.answer_id,
+                        "topic": d.topic,
+                        "disputed": d.disputed,
+                        "decided": d.decided,
+                    }
+                    for d in listed
+                ],
+            }
+        )
+
+    @extend_schema(request=NuggetAdjudicationSerializer, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request, task_id: int) -> Response:
+        task = _rag_task(request.user, task_id)
+        body = NuggetAdjudicationSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            made = nugget_adjudication_decide(
+                task=task,
+                answer_id=data["answer"],
+                finals=data["finals"],
+                decided_by=request.user,  # type: ignore[arg-type]
+                note=data.get("note", ""),
+                with_machine=data["machine"],
+            )
+        except NuggetAdjudicationError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        body_out = _dispute_json(task, data["answer"], data["machine"])
+        body_out["changed"] = sorted(a.nugget_id for a in made)
+        return Response(body_out)
+
+
+class NuggetPublicationSerializer(serializers.Serializer[Any]):
+    action = serializers.ChoiceField(["publish", "withdraw"])
+
+
+def _event_json(event: Any) -> dict[str, Any] | None:
+    if event is None:
+        return None
+    return {
+        "action": event.action,
+        "at": event.at.isoformat(),
+        "by": event.by_name,
+        "checksum": event.snapshot.checksum,
+    }
+
+
+def _same(event: Any, latest: Any) -> bool:
+    """The request changed nothing: the standing event was returned."""
+    return latest is not None and event.pk == latest.pk
+
+
+class NuggetPublicationView(APIView):
+    """GET the published nugget scores (the frozen snapshot: each team its own runs while
+    published, organizers every run); POST publish or withdraw them (organizers)."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, task_id: int) -> Response:
+        task = _rag_task(request.user, task_id)
+        shown = published_nugget_scores(request.user, task)
+        if shown is None:
+            if is_organizer(request.user):
+                return Response({"published": False, "latest": None, "topics": [], "runs": []})
+            raise NotFound("the nugget scores of this task are not published")
+        return Response(
+            {
+                "published": shown.state.published,
+                "latest": _event_json(shown.state.latest),
+                "note": "a run without an answer to a topic scores 0 there",
+                "topics": shown.topics,
+                "measures": shown.measures,
+                "runs": [
+                    {
+                        "run": row["run"],
+                        "team": row["team"],
+                        "measures": row["measures"],
+                        "per_topic": row["per_topic"],
+                        "judged": row["judged"],
+                        "to_judge": row["to_judge"],
+                    }
+                    for row in shown.runs
+                ],
+            }
+        )
+
+    @extend_schema(request=NuggetPublicationSerializer, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request, task_id: int) -> Response:
+        if not is_organizer(request.user):
+            raise PermissionDenied("only organizers publish or withdraw scores")
+        task = _rag_task(request.user, task_id)
+        body = NuggetPublicationSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        action = body.validated_data["action"]
+        state = nugget_publication_state(task)
+        try:
+            if action == "withdraw" and not state.published and state.latest is not None:
+                event = state.latest  # withdrawn already: sending it again changes nothing
+            else:
+                event = (nugget_scores_publish if action == "publish" else nugget_scores_withdraw)(
+                    task=task, by=request.user
+                )
+        except NuggetPublicationError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {"published": event.action == "publish", "latest": _event_json(event)},
+            status=status.HTTP_200_OK if _same(event, state.latest) else status.HTTP_201_CREATED,
         )

@@ -61,7 +61,8 @@ def _locked_rag_task(task: RetrievalTask) -> None:
 
 def nugget_scores_publish(*, task: RetrievalTask, by: Any) -> NuggetPublicationEvent:
     """Freeze the task's nugget scores as they are now and show them to participants (each
-    team its own runs)."""
+    team its own runs). Publishing again while published with the figures unchanged returns
+    the standing publication (a request sent twice makes one snapshot)."""
     user, name = _who(by)
     with transaction.atomic():
         _locked_rag_task(task)
@@ -72,11 +73,12 @@ def nugget_scores_publish(*, task: RetrievalTask, by: Any) -> NuggetPublicationE
             raise NuggetPublicationError(f"no topic of {task} has nuggets: nothing is scored")
         frozen = _frozen(task, scores)
         canonical = json.dumps(frozen, sort_keys=True, separators=(",", ":")).encode()
+        checksum = hashlib.sha256(canonical).hexdigest()
+        state = nugget_publication_state(task)
+        if state.published and state.latest and state.latest.snapshot.checksum == checksum:
+            return state.latest
         snapshot = NuggetScoreSnapshot.objects.create(
-            task=task,
-            scores=frozen,
-            checksum=hashlib.sha256(canonical).hexdigest(),
-            created_by=user,
+            task=task, scores=frozen, checksum=checksum, created_by=user
         )
         return NuggetPublicationEvent.objects.create(
             task=task,

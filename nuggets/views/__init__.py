@@ -18,7 +18,7 @@ from kernel.params import page_filter, parse_choice, parse_int
 from kernel.queue import QueueUnavailable
 from nuggets.access import own_nugget_assignment, rag_topic_for
 from nuggets.core.scores import MEASURES
-from nuggets.core.significance import DEFAULT_TRIALS, nugget_run_tests
+from nuggets.core.significance import DEFAULT_TRIALS
 from nuggets.selectors import (
     assignment_answers,
     pending_proposals,
@@ -29,6 +29,7 @@ from nuggets.selectors import (
 from nuggets.selectors.agreement import nugget_label_agreement
 from nuggets.selectors.pages import citation_labels_of, cited_segments, editor_documents
 from nuggets.selectors.publication import nugget_publication_state
+from nuggets.selectors.significance import nugget_significance
 from nuggets.services.proposing import nugget_proposal_request
 from nuggets.services.runs import rag_max_answer_words, rag_run_submit
 from pooling.access import runs_visible_to, team_for_user
@@ -156,15 +157,14 @@ def scores_page(request: HttpRequest, task_id: int) -> HttpResponse:
         choices=MEASURES,
         default="all",
     )
-    tests = nugget_run_tests(
-        {row.run: row.per_topic for row in scores.runs}, scores.topics, measure=measure
-    )
+    significance = nugget_significance(scores, measure=measure)
     context = {
         "task": task,
         "scores": scores,
         "agreement": nugget_label_agreement(task),
         "measure": measure,
-        "tests": sorted(tests, key=lambda t: (t.randomization_p_holm, t.a, t.b)),
+        "tests": sorted(significance.tests, key=lambda t: (t.randomization_p_holm, t.a, t.b)),
+        "tests_computed_at": significance.computed_at,
         "trials": f"{DEFAULT_TRIALS:,}",
         # The exact test's smallest two-sided p over n topics is 2 / 2^n: said when it binds.
         "smallest_p": 2 / 2 ** len(scores.topics) if len(scores.topics) <= 10 else None,

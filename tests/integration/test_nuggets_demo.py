@@ -11,7 +11,13 @@ from django.core.management import call_command
 from assessment.models import Assignment
 from collection.models import RetrievalTask
 from demo.rag_campaign import RAG_CAMPAIGN, RAG_JUDGE
-from nuggets.models import CitationLabel, NuggetLabel, NuggetProposal
+from nuggets.models import (
+    CitationLabel,
+    NuggetAdjudication,
+    NuggetLabel,
+    NuggetProposal,
+    NuggetPublicationEvent,
+)
 from nuggets.selectors import task_nugget_scores
 
 pytestmark = pytest.mark.django_db
@@ -41,5 +47,11 @@ def test_the_demo_builds_a_rag_campaign_judged_by_people_and_a_machine_when_run(
     assert CitationLabel.objects.exists()
     scores = task_nugget_scores(task)
     assert len(scores.topics) == 3
+    # The organizer decided a couple of disputes and published the scores as they stand.
+    assert NuggetAdjudication.objects.filter(answer__run__task=task).count() == 2
+    (event,) = NuggetPublicationEvent.objects.filter(task=task)
+    assert event.action == "publish"
+    published = {row["run"]: row["measures"] for row in event.snapshot.scores["runs"]}
+    assert published == {row.run: row.measures for row in scores.runs}
     kestrel = next(row for row in scores.runs if row.run == "kestrel-rag")
     assert len(kestrel.per_topic) == 2  # one topic unanswered: 0 there

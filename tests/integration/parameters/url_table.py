@@ -458,4 +458,18 @@ URLS: dict[str, Entry] = {
         ),
     ),
     "nuggets_api:task-scores": Entry(path=TASK),
+    "nuggets_api:task-adjudication": Entry(
+        path=TASK,
+        query=("state", "machine"),
+        bodies=(
+            Body(
+                {"answer": 1, "finals": {"1": "support"}},
+                ("answer", "finals.1", "note", "machine"),
+                as_json=True,
+            ),
+        ),
+    ),
+    "nuggets_api:task-publication": Entry(
+        path=TASK, bodies=(Body({"action": "publish"}, ("action",), as_json=True),)
+    ),
 }
