@@ -64,7 +64,7 @@ def _store_task(runs: int, topics: int, rows: int, judged: int, seed: int) -> tu
     campaign = Campaign.objects.create(name="Jobs bench")
     collection = DocumentCollection.objects.create(name="jobs-bench")
     task = RetrievalTask.objects.create(
-        campaign=campaign, kind=RetrievalTask.Kind.DOCUMENT, collection=collection
+        campaign=campaign, kind=RetrievalTask.Kind.DOCUMENT, name="document", collection=collection
     )
     numbers = [str(401 + t) for t in range(topics)]
     topic_ids = {n: Topic.objects.create(task=task, number=n, title=n).pk for n in numbers}

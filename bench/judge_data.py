@@ -18,7 +18,7 @@ def bulk_document_task(
     campaign = Campaign.objects.create(name=f"Judge bench {seed}")
     collection = DocumentCollection.objects.create(name=f"judge-bench-{seed}")
     task = RetrievalTask.objects.create(
-        campaign=campaign, kind=RetrievalTask.Kind.DOCUMENT, collection=collection
+        campaign=campaign, kind=RetrievalTask.Kind.DOCUMENT, name="document", collection=collection
     )
     made = Topic.objects.bulk_create(
         Topic(
