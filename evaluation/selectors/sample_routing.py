@@ -42,9 +42,9 @@ def drawn_pool_items(sample: HumanSample) -> dict[tuple[str, str], tuple[int, in
     items = PoolItem.objects.filter(
         topic__task=task, topic__number__in=numbers, key__in=keys
     ).values_list("topic__number", "key", "topic_id", "pk")
-    for number, key, topic_id, item_id in items.iterator(chunk_size=5000):
-        if (number, key) in drawn:
-            found[(number, key)] = (topic_id, item_id)
+    for number, item_key, topic_id, item_id in items.iterator(chunk_size=5000):
+        if (number, item_key) in drawn:
+            found[(number, item_key)] = (topic_id, item_id)
     return found
 
 

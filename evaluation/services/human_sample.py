@@ -98,7 +98,7 @@ def human_sample_draw(
 
 
 def human_sample_assign(
-    *, sample: HumanSample, assessors: Sequence[User], created_by: User | None = None
+    *, sample: HumanSample, assessors: Sequence[User], created_by: Any = None
 ) -> ItemsRouted:
     """Send the drawn items no person has judged yet to ``assessors``, topic by topic, as
     scoped official assignments (``assessment.services.assignments.scoped``): the assessors
@@ -108,6 +108,10 @@ def human_sample_assign(
     SampleError when no assessor is chosen or one may not be given topics."""
     waiting = sample_routing(sample).waiting
     try:
-        return items_route(items=waiting, assessors=assessors, created_by=created_by)
+        return items_route(
+            items=waiting,
+            assessors=assessors,
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+        )
     except AssignmentError as error:
         raise SampleError("; ".join(error.problems)) from None
