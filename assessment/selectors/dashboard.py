@@ -95,23 +95,27 @@ def _assignments(
     who made them); the active ones give each assessor their load and each topic its names.
     """
     work = Assignment.objects.filter(topic__task=task, purpose__in=WORK)
-    rows = work.values_list(
-        "pk",
-        "topic_id",
-        "assessor_id",
-        "assessor__username",
-        "purpose",
-        "revoked_at",
-        "line_start",
-        "scoped",
+    rows = list(
+        work.values_list(
+            "pk",
+            "topic_id",
+            "assessor_id",
+            "assessor__username",
+            "purpose",
+            "revoked_at",
+            "line_start",
+            "scoped",
+        )
     )
-    # A scoped assignment holds only its scope's hits (one grouped query).
-    scoped_hits = dict(
-        Hit.objects.filter(item__assignment_scopes__assignment__in=work.filter(scoped=True))
-        .values("item__assignment_scopes__assignment")
-        .annotate(n=Count("id"))
-        .values_list("item__assignment_scopes__assignment", "n")
-    )
+    # A scoped assignment holds only its scope's hits (one grouped query, when there is one).
+    scoped_hits: dict[int, int] = {}
+    if any(scoped for *_, scoped in rows):
+        scoped_hits = dict(
+            Hit.objects.filter(item__assignment_scopes__assignment__in=work.filter(scoped=True))
+            .values("item__assignment_scopes__assignment")
+            .annotate(n=Count("id"))
+            .values_list("item__assignment_scopes__assignment", "n")
+        )
     found: dict[int, _Assignment] = {}
     people: dict[int, AssessorProgress] = {}
     for pk, topic_id, assessor_id, username, purpose, revoked_at, line_start, scoped in rows:

@@ -10,15 +10,18 @@ assignment, which already covers 203.
 
 from __future__ import annotations
 
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from assessment.models import Assignment, AssignmentItem, Judgment
+from assessment.selectors.dashboard import task_dashboard
 from assessment.services.assignments.moves import assignment_revoke
 from evaluation.models import HumanSampleItem
 from tests.factories import UserFactory
@@ -206,3 +209,37 @@ def test_organizer_sends_the_draw_from_the_page_which_shows_drawn_and_judged(
         client.get(reverse("assessment:judge", args=[held.pk, data.hits[102].item_id])).status_code
         == 404
     )
+
+
+def test_machine_grade_shows_only_in_assisted_mode_and_the_dashboard_counts_the_scope(
+    tmp_path: Path,
+) -> None:
+    data, judge, api = _story(tmp_path)
+    _draw(api, data.task.pk, judge.pk, budget=100)
+    carol = UserFactory.create(username="carol")
+    [made] = _assign(api, data.task.pk, judge.pk, carol)["created"]
+    client = Client()
+    client.force_login(carol)
+    page = reverse("assessment:judge", args=[made["id"], data.hits[101].item_id])
+    assert "data-suggestion" not in client.get(page).content.decode()
+    judge.suggests = True  # the organizer switches the task to assisted mode
+    judge.save(update_fields=["suggests"])
+    assert 'data-suggestion="3"' in client.get(page).content.decode()  # JUDGE_GRADES: 101 -> 3
+    board = task_dashboard(task=data.task)
+    [row] = [p for p in board.assessors if p.name == "carol"]
+    assert row.assigned_hits == 2  # her scope's hits, not A.1's five
+
+
+def test_command_sends_the_draw_and_refuses_unknown_assessors(tmp_path: Path) -> None:
+    data, judge, api = _story(tmp_path)
+    _draw(api, data.task.pk, judge.pk, budget=100)
+    UserFactory.create(username="carol")
+    base = ["--campaign", data.task.campaign.name, "--task", data.task.name, "--judge", "oracle"]
+    with pytest.raises(CommandError, match="nobody"):
+        call_command("human_sample_assign", *base, "--assessors", "carol,nobody")
+    out = StringIO()
+    call_command("human_sample_assign", *base, "--assessors", "carol", stdout=out)
+    assert "Sent 2 drawn items to assessors (1 new scoped assignments); 1 already" in out.getvalue()
+    out = StringIO()
+    call_command("human_sample_assign", *base, "--assessors", "carol", stdout=out)
+    assert out.getvalue().startswith("Sent 0 drawn items")
