@@ -1,21 +1,18 @@
 """Where a drawn human sample stands with the assessors: which pool items its drawn qrels ids
 are, which still wait for a person, and how many are in some assessor's queue.
 
-A drawn item is a qrels id (topic number, item): the pool item's key, or in a formula task the
-formula id of one of its hits (the qrels of ARQMath's formula task are per formula instance).
+A drawn item is a qrels id as the task's qrels builder names it (topic number, item): the pool
+item's key (a post id, a docno, or in a formula task the visual id).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Q
-
 from assessment.models import Assignment, AssignmentItem
-from collection.models import RetrievalTask
 from evaluation.models import HumanSample
 from evaluation.selectors.human_sample import people_item_grades
-from pooling.models import Hit, PoolItem
+from pooling.models import PoolItem
 
 __all__ = ["SampleRouting", "drawn_pool_items", "sample_routing"]
 
@@ -29,15 +26,6 @@ def drawn_pool_items(sample: HumanSample) -> dict[tuple[str, str], tuple[int, in
         return {}
     numbers = sorted({t for t, _ in drawn})
     found: dict[tuple[str, str], tuple[int, int]] = {}
-    if task.kind == RetrievalTask.Kind.FORMULA:
-        rows = Hit.objects.filter(
-            item__topic__task=task, item__topic__number__in=numbers, formula_id__isnull=False
-        ).values_list("item__topic__number", "formula_id", "item__topic_id", "item_id")
-        for number, formula_id, topic_id, item_id in rows.iterator(chunk_size=5000):
-            key = (number, str(formula_id))
-            if key in drawn:
-                found[key] = (topic_id, item_id)
-        return found
     keys = sorted({i for _, i in drawn})
     items = PoolItem.objects.filter(
         topic__task=task, topic__number__in=numbers, key__in=keys
@@ -68,15 +56,16 @@ def sample_routing(sample: HumanSample) -> SampleRouting:
     for key, (topic_id, item_id) in pool.items():
         if key not in people:
             waiting.setdefault(topic_id, []).append(item_id)
-    item_ids = [item_id for _, item_id in pool.values()]
     officials = Assignment.objects.filter(
         topic__task=sample.task, purpose=Assignment.Purpose.OFFICIAL, revoked_at__isnull=True
     )
     whole_topics = set(officials.filter(scoped=False).values_list("topic_id", flat=True))
+    # Every scoped item of the task's active official assignments: bounded by the pools, and
+    # no list of the drawn items in the SQL.
     scoped_items = set(
-        AssignmentItem.objects.filter(
-            Q(assignment__in=officials.filter(scoped=True)), item_id__in=item_ids
-        ).values_list("item_id", flat=True)
+        AssignmentItem.objects.filter(assignment__in=officials.filter(scoped=True)).values_list(
+            "item_id", flat=True
+        )
     )
     queued = sum(
         1

@@ -24,9 +24,11 @@ from assessment.models import Assignment, AssignmentItem, Judgment
 from assessment.selectors.dashboard import task_dashboard
 from assessment.services.assignments.moves import assignment_revoke
 from evaluation.models import HumanSampleItem
+from evaluation.services.human_sample import human_sample_assign, human_sample_draw
 from tests.factories import UserFactory
 from tests.integration.machine_judge_data import JUDGE_GRADES, import_judge, jsonl
 from tests.integration.machine_judge_data import judged_task_with_open_item as judged_task
+from tests.integration.test_judging_pools import formula_pool
 
 pytestmark = pytest.mark.django_db
 
@@ -243,3 +245,21 @@ def test_command_sends_the_draw_and_refuses_unknown_assessors(tmp_path: Path) ->
     out = StringIO()
     call_command("human_sample_assign", *base, "--assessors", "carol", stdout=out)
     assert out.getvalue().startswith("Sent 0 drawn items")
+
+
+def test_formula_task_routes_the_drawn_visual_ids_once_each(tmp_path: Path) -> None:
+    pool = formula_pool(items=3, instances=2)
+    lines = "".join(
+        f"{pool.topic.number} 0 {hit.formula_id} {i % 4}\n"
+        for i, hit in enumerate(h for hits in pool.hits for h in hits)
+    )
+    judge, _ = import_judge(pool.topic.task, tmp_path, lines, file_name="judge.qrels")
+    sample = human_sample_draw(task=pool.topic.task, judge=judge, budget=100)
+    # The task's qrels name a formula item by its visual id (the pool item's key).
+    assert set(sample.items.values_list("item", flat=True)) == {"v0", "v1", "v2"}
+    carol = UserFactory.create(username="carol")
+    routed = human_sample_assign(sample=sample, assessors=[carol])
+    assert (len(routed.created), routed.added) == (1, 3)
+    [held] = routed.created
+    assert _scope(held.pk) == {"v0", "v1", "v2"}
+    assert human_sample_assign(sample=sample, assessors=[carol]).added == 0
