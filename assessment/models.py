@@ -158,6 +158,11 @@ class Assignment(models.Model):
         related_name="+",
         help_text="Continue-moves: the first assignment of the line this one carries on.",
     )
+    scoped = models.BooleanField(
+        default=False,
+        help_text="Covers only its AssignmentItem rows (e.g. a drawn human sample), not the "
+        "topic's whole pool.",
+    )
 
     class Meta:
         constraints = [
@@ -198,6 +203,22 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.number} → {self.assessor} ({self.purpose})"
+
+
+class AssignmentItem(models.Model):
+    """One pool item a scoped assignment covers. Removing it (or revoking the assignment)
+    never touches a judgment: judgments hang on the assignment and the hit, not on this row."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="scope")
+    item = models.ForeignKey(PoolItem, on_delete=models.CASCADE, related_name="assignment_scopes")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "item"], name="assignment_item_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id}:{self.item_id}"
 
 
 class MachineJudge(models.Model):

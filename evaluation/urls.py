@@ -16,6 +16,11 @@ urlpatterns: list = [
     ),
     path("results/<id:task_id>/qrels/", views.qrels_page, name="qrels"),
     path("results/<id:task_id>/human-sample/", views.human_sample_page, name="human-sample"),
+    path(
+        "results/<id:task_id>/human-sample/assign/",
+        views.human_sample_assign_page,
+        name="human-sample-assign",
+    ),
     path("results/<id:task_id>/publication/", views.publication_page, name="publication"),
     path("qrels/<id:version_id>/download/", views.qrels_download, name="qrels-download"),
     path(

@@ -94,19 +94,38 @@ def _assignments(
     """Every official and dual assignment (revoked ones too: their judgments still count for
     who made them); the active ones give each assessor their load and each topic its names.
     """
-    rows = Assignment.objects.filter(topic__task=task, purpose__in=WORK).values_list(
-        "pk", "topic_id", "assessor_id", "assessor__username", "purpose", "revoked_at", "line_start"
+    work = Assignment.objects.filter(topic__task=task, purpose__in=WORK)
+    rows = list(
+        work.values_list(
+            "pk",
+            "topic_id",
+            "assessor_id",
+            "assessor__username",
+            "purpose",
+            "revoked_at",
+            "line_start",
+            "scoped",
+        )
     )
+    # A scoped assignment holds only its scope's hits (one grouped query, when there is one).
+    scoped_hits: dict[int, int] = {}
+    if any(scoped for *_, scoped in rows):
+        scoped_hits = dict(
+            Hit.objects.filter(item__assignment_scopes__assignment__in=work.filter(scoped=True))
+            .values("item__assignment_scopes__assignment")
+            .annotate(n=Count("id"))
+            .values_list("item__assignment_scopes__assignment", "n")
+        )
     found: dict[int, _Assignment] = {}
     people: dict[int, AssessorProgress] = {}
-    for pk, topic_id, assessor_id, username, purpose, revoked_at, line_start in rows:
+    for pk, topic_id, assessor_id, username, purpose, revoked_at, line_start, scoped in rows:
         found[pk] = _Assignment(
             topic_id, assessor_id, purpose, revoked_at is None, line_start or pk
         )
         person = people.setdefault(assessor_id, AssessorProgress(assessor_id, username))
         if revoked_at is not None:
             continue
-        person.assigned_hits += topics[topic_id].hits
+        person.assigned_hits += scoped_hits.get(pk, 0) if scoped else topics[topic_id].hits
         if purpose == Assignment.Purpose.OFFICIAL:
             topics[topic_id].assessor = username
         else:

@@ -1,6 +1,7 @@
 """An assessor's assignments and how far each has got: progress, item statuses, what's next.
 
-Training assignments cover only their round's items; everything else an assessor reaches is
+Training assignments cover only their round's items, scoped assignments only their scope's
+(``AssignmentItem``); everything else an assessor reaches is
 scoped through ``pool_items_of``. After a continue-move the hits judged by a previous
 assessor count as done (``assessment.selectors.handover``); their grades are never read here.
 Each function runs a fixed number of queries.
@@ -53,6 +54,7 @@ __all__ = [
     "assignment_from_ids",
     "assignment_ids",
     "assignments_with_progress",
+    "covered",
     "item_statuses",
     "next_unjudged_item_id",
     "official_item_counts",
@@ -144,11 +146,30 @@ class SubqueryCount(Subquery):
 
 
 def pool_items_of(assignment: Assignment) -> QuerySet[PoolItem]:
-    """The pool items an assignment covers: its topic's, or only the round's in training."""
+    """The pool items an assignment covers: its topic's, only the round's in training, or only
+    its own scope's (a scoped assignment, such as a drawn human sample's)."""
     items = PoolItem.objects.filter(topic_id=assignment.topic_id)
     if assignment.training_round_id is not None:
         items = items.filter(training_rounds=assignment.training_round_id)
+    if assignment.scoped:
+        items = items.filter(assignment_scopes__assignment=_scope_key(assignment))
     return items
+
+
+def _scope_key(assignment: Assignment) -> Any:
+    """The id a scoped assignment's items are found by: its own; in a prepared query, the
+    stand-in ``assignment_from_ids`` was given for the scope (each stand-in must be bound)."""
+    return getattr(assignment, "prepared_scope", assignment.pk)
+
+
+def covered(unscoped: Any, *, training: Any, scoped: Any) -> Case:
+    """Per assignment row: ``scoped`` for a scoped assignment, ``training`` for a training
+    round's, ``unscoped`` for one covering its topic's whole pool."""
+    return Case(
+        When(scoped=True, then=scoped),
+        When(training_round__isnull=True, then=unscoped),
+        default=training,
+    )
 
 
 def _unjudged_hits(pk_ref: OuterRef, line_ref: OuterRef, item_ref: OuterRef):  # type: ignore[no-untyped-def]
@@ -202,11 +223,14 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
     line = line_judgments_of(OuterRef("pk"), OuterRef("line_start"))
     own = Judgment.objects.filter(assignment=OuterRef("pk"))
     topic_hits = Hit.objects.filter(item__topic=OuterRef("topic"))
-    # Training assignments cover only their round's items (a handful per topic).
+    # Training assignments cover only their round's items (a handful per topic); scoped ones
+    # only their scope's.
     in_round = {"item__training_rounds": OuterRef("training_round")}
-    first_unjudged = Case(
-        When(training_round__isnull=True, then=Subquery(unjudged[:1])),
-        default=Subquery(unjudged.filter(training_rounds=OuterRef("training_round"))[:1]),
+    in_scope = {"item__assignment_scopes__assignment": OuterRef("pk")}
+    first_unjudged = covered(
+        Subquery(unjudged[:1]),
+        training=Subquery(unjudged.filter(training_rounds=OuterRef("training_round"))[:1]),
+        scoped=Subquery(unjudged.filter(assignment_scopes__assignment=OuterRef("pk"))[:1]),
     )
     topic_items = PoolItem.objects.filter(topic=OuterRef("topic"))
     done_items = topic_items.filter(Exists(Hit.objects.filter(item=OuterRef("pk")))).exclude(
@@ -214,22 +238,34 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
     )
 
     def scoped(items: QuerySet[PoolItem]) -> Case:
-        return Case(
-            When(training_round__isnull=True, then=Coalesce(SubqueryCount(items), 0)),
-            default=Coalesce(
+        return covered(
+            Coalesce(SubqueryCount(items), 0),
+            training=Coalesce(
                 SubqueryCount(items.filter(training_rounds=OuterRef("training_round"))), 0
             ),
+            scoped=Coalesce(
+                SubqueryCount(items.filter(assignment_scopes__assignment=OuterRef("pk"))), 0
+            ),
         )
+
+    line_judged = Judgment.objects.filter(line)
+    # A scoped assignment counts only what is in its scope now (a judgment made before a
+    # re-scope is kept, just not counted here).
+    scoped_judged = line_judged.filter(hit__item__assignment_scopes__assignment=OuterRef("pk"))
 
     rows = (
         Assignment.objects.filter(assessor_id=assessor.pk, revoked_at__isnull=True)
         .select_related("topic__task__campaign", "training_round")
         .annotate(
-            n_total=Case(
-                When(training_round__isnull=True, then=Coalesce(SubqueryCount(topic_hits), 0)),
-                default=Coalesce(SubqueryCount(topic_hits.filter(**in_round)), 0),
+            n_total=covered(
+                Coalesce(SubqueryCount(topic_hits), 0),
+                training=Coalesce(SubqueryCount(topic_hits.filter(**in_round)), 0),
+                scoped=Coalesce(SubqueryCount(topic_hits.filter(**in_scope)), 0),
             ),
-            n_judged=Coalesce(SubqueryCount(Judgment.objects.filter(line)), 0),
+            n_judged=Case(
+                When(scoped=True, then=Coalesce(SubqueryCount(scoped_judged), 0)),
+                default=Coalesce(SubqueryCount(line_judged), 0),
+            ),
             n_flagged=Coalesce(SubqueryCount(own.exclude(flag="")), 0),
             continue_item=first_unjudged,
             n_items=scoped(topic_items),
@@ -308,26 +344,35 @@ def _status_rows(assignment: Assignment, *, detail: bool) -> QuerySet[PoolItem]:
 
 def assignment_ids(assignment: Assignment) -> dict[str, int | list[int]]:
     """What decides an assignment's prepared queries (kernel.prepared), as ids: its training
-    round and line start, when it has one, are a list of one (a list's length is part of the
-    prepared shape: with or without a round, with or without a line)."""
+    round and line start, when it has one, are a list of one, and so is its scope flag (a
+    list's length is part of the prepared shape: with or without a round, a line, a scope)."""
     return {
         "assignment_id": assignment.pk,
         "topic_id": assignment.topic_id,
         "training_round": [assignment.training_round_id] if assignment.training_round_id else [],
         "line_start": [assignment.line_start_id] if assignment.line_start_id else [],
+        "scoped": [assignment.pk] if assignment.scoped else [],
     }
 
 
 def assignment_from_ids(
-    assignment_id: int, topic_id: int, training_round: list[int], line_start: list[int]
+    assignment_id: int,
+    topic_id: int,
+    training_round: list[int],
+    line_start: list[int],
+    scoped: list[int],
 ) -> Assignment:
     """The assignment ``assignment_ids`` describes, enough for its filters (not saved)."""
-    return Assignment(
+    assignment = Assignment(
         pk=assignment_id,
         topic_id=topic_id,
         training_round_id=training_round[0] if training_round else None,
         line_start_id=line_start[0] if line_start else None,
+        scoped=bool(scoped),
     )
+    if scoped:
+        assignment.prepared_scope = scoped[0]  # type: ignore[attr-defined]
+    return assignment
 
 
 def _plain_status_rows(**ids: Any) -> QuerySet[PoolItem]:

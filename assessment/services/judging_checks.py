@@ -115,6 +115,8 @@ def _assignment_in_scope(
     )
     # A training assignment reaches only the round's own items.
     in_round = in_topic.filter(item__training_rounds=OuterRef("training_round_id"))
+    # A scoped assignment (a drawn human sample's) reaches only its scope's items.
+    in_scope = in_topic.filter(item__assignment_scopes__assignment=OuterRef("pk"))
     return (
         Assignment.objects.select_for_update(of=("self",))
         .filter(pk=assignment_id, topic_id=topic_id, assessor_id=assessor_id, revoked_at=None)
@@ -122,6 +124,7 @@ def _assignment_in_scope(
         .exclude(purpose=Assignment.Purpose.MACHINE)
         .annotate(
             hits_in_scope=Case(
+                When(scoped=True, then=hits_count(in_scope)),
                 When(training_round__isnull=True, then=hits_count(in_topic)),
                 default=hits_count(in_round),
             )

@@ -12,11 +12,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assessment.access import assessor_candidates
 from assessment.models import MachineJudge
 from collection.access import task_for
 from evaluation.models import HumanSample
 from evaluation.selectors.human_sample import SampleEstimates, human_sample_estimates
-from evaluation.services.human_sample import MAX_BUDGET, SampleError, human_sample_draw
+from evaluation.selectors.sample_routing import sample_routing
+from evaluation.services.human_sample import (
+    MAX_BUDGET,
+    SampleError,
+    human_sample_assign,
+    human_sample_draw,
+)
 from kernel.access import IsOrganizer
 
 
@@ -27,8 +34,19 @@ class HumanSampleRequestSerializer(serializers.Serializer):
     uncertain_share = serializers.FloatField(default=0.8, min_value=0.0, max_value=1.0)
 
 
+class SampleAssignRequestSerializer(serializers.Serializer):
+    judge = serializers.IntegerField(min_value=1, help_text="the machine judge whose draw to send")
+    assessors = serializers.ListField(
+        child=serializers.SlugRelatedField(slug_field="username", queryset=assessor_candidates()),
+        min_length=1,
+        max_length=1000,
+        help_text="usernames of the assessors to spread the drawn items over",
+    )
+
+
 def estimates_json(found: SampleEstimates) -> dict[str, Any]:
     sample = found.sample
+    routing = sample_routing(sample)
     return {
         "id": sample.pk,
         "judge": sample.judge.name,
@@ -38,6 +56,8 @@ def estimates_json(found: SampleEstimates) -> dict[str, Any]:
         "machine_items": found.machine_items,
         "drawn": found.drawn,
         "judged": found.judged,
+        "in_pool": routing.in_pool,
+        "queued": routing.queued,
         "measures": found.measures,
         "not_estimated": found.unsupported,
         "strata": [
@@ -97,3 +117,37 @@ class HumanSampleView(APIView):
             raise ValidationError({"detail": str(error)}) from None
         found = human_sample_estimates(sample=sample)
         return Response(estimates_json(found), status=status.HTTP_201_CREATED)
+
+
+class HumanSampleAssignView(APIView):
+    """POST: send a judge's drawn items no person has judged yet to the chosen assessors, as
+    scoped official assignments (idempotent: what is queued already is not added again)."""
+
+    permission_classes = [IsOrganizer]
+    serializer_class = SampleAssignRequestSerializer
+
+    def post(self, request: Request, task_id: int) -> Response:
+        task = task_for(request.user, task_id)
+        given = SampleAssignRequestSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        sample = get_object_or_404(HumanSample, task=task, judge_id=data["judge"])
+        try:
+            routed = human_sample_assign(
+                sample=sample, assessors=data["assessors"], created_by=request.user
+            )
+        except SampleError as error:
+            raise ValidationError({"detail": str(error)}) from None
+        numbers = dict(task.topics.values_list("pk", "number"))
+        return Response(
+            {
+                "created": [
+                    {"id": a.pk, "topic": numbers[a.topic_id], "assessor": a.assessor.username}
+                    for a in routed.created
+                ],
+                "added": routed.added,
+                "covered": routed.covered,
+                "refused": routed.refused,
+                "sample": estimates_json(human_sample_estimates(sample=sample)),
+            }
+        )

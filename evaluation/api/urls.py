@@ -3,7 +3,7 @@
 from django.urls import path
 
 from evaluation.api import views
-from evaluation.api.human_sample import HumanSampleView
+from evaluation.api.human_sample import HumanSampleAssignView, HumanSampleView
 from evaluation.api.planner import PoolPlanDetailView, PoolPlanListView, PoolPlanResultView
 
 app_name = "evaluation_api"
@@ -26,6 +26,11 @@ urlpatterns: list = [
         "tasks/<id:task_id>/human-sample/",
         HumanSampleView.as_view(),
         name="human-sample",
+    ),
+    path(
+        "tasks/<id:task_id>/human-sample/assign/",
+        HumanSampleAssignView.as_view(),
+        name="human-sample-assign",
     ),
     path("tasks/<id:task_id>/pool-plans/", PoolPlanListView.as_view(), name="pool-plans"),
     path(

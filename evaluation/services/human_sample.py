@@ -8,12 +8,16 @@ by how much it counts in the runs' official measures, and recorded with the item
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from assessment.models import MachineJudge
 from assessment.selectors.agreement.table import scale_points
+from assessment.services.assignments.rules import AssignmentError
+from assessment.services.assignments.scoped import ItemsRouted, items_route
 from collection.models import RetrievalTask
 from evaluation.core.human_sample import (
     DEFAULT_UNCERTAIN_SHARE,
@@ -24,8 +28,9 @@ from evaluation.core.human_sample import (
 from evaluation.core.ppi import machine_norms, run_weights
 from evaluation.models import HumanSample, HumanSampleItem
 from evaluation.selectors.human_sample import linear_measures_of, machine_item_grades, task_runs
+from evaluation.selectors.sample_routing import sample_routing
 
-__all__ = ["SampleError", "human_sample_draw"]
+__all__ = ["ItemsRouted", "SampleError", "human_sample_assign", "human_sample_draw"]
 
 MAX_BUDGET = 1_000_000
 
@@ -90,3 +95,23 @@ def human_sample_draw(
             batch_size=5000,
         )
     return sample
+
+
+def human_sample_assign(
+    *, sample: HumanSample, assessors: Sequence[User], created_by: Any = None
+) -> ItemsRouted:
+    """Send the drawn items no person has judged yet to ``assessors``, topic by topic, as
+    scoped official assignments (``assessment.services.assignments.scoped``): the assessors
+    judge exactly those items, blind to the machine's grade and to why an item was drawn.
+    Idempotent: what is already in a queue is not added again, so a second call adds nothing
+    and a call after a new draw adds only its new items. A judgment already made counts.
+    SampleError when no assessor is chosen or one may not be given topics."""
+    waiting = sample_routing(sample).waiting
+    try:
+        return items_route(
+            items=waiting,
+            assessors=assessors,
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+        )
+    except AssignmentError as error:
+        raise SampleError("; ".join(error.problems)) from None

@@ -7,14 +7,22 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from assessment.access import assessor_candidates
 from assessment.models import MachineJudge
 from collection.access import task_for
 from evaluation.models import HumanSample
 from evaluation.selectors.human_sample import human_sample_estimates
-from evaluation.services.human_sample import MAX_BUDGET, SampleError, human_sample_draw
+from evaluation.selectors.sample_routing import sample_routing
+from evaluation.services.human_sample import (
+    MAX_BUDGET,
+    ItemsRouted,
+    SampleError,
+    human_sample_assign,
+    human_sample_draw,
+)
 from kernel.access import organizer_required
 
 
@@ -22,6 +30,46 @@ class HumanSampleForm(forms.Form):
     judge = forms.ModelChoiceField(queryset=MachineJudge.objects.none())
     budget = forms.IntegerField(min_value=1, max_value=MAX_BUDGET, label="Human budget (items)")
     seed = forms.IntegerField(initial=0, min_value=-(2**31), max_value=2**31 - 1)
+
+
+class SampleAssignForm(forms.Form):
+    judge = forms.ModelChoiceField(queryset=MachineJudge.objects.none())
+    assessors = forms.ModelMultipleChoiceField(queryset=assessor_candidates())
+
+
+@organizer_required
+@require_http_methods(["POST"])
+def human_sample_assign_page(request: HttpRequest, task_id: int) -> HttpResponse:
+    """Send a judge's drawn items no person has judged yet to the chosen assessors."""
+    task = task_for(request.user, task_id)
+    form = SampleAssignForm(request.POST)
+    form.fields["judge"].queryset = MachineJudge.objects.filter(task=task)  # type: ignore[attr-defined]
+    if not form.is_valid():
+        for field, problems in form.errors.items():
+            for problem in problems:
+                messages.error(request, f"{field}: {problem}")
+        return redirect("evaluation:human-sample", task_id=task.pk)
+    sample = get_object_or_404(HumanSample, task=task, judge=form.cleaned_data["judge"])
+    try:
+        routed = human_sample_assign(
+            sample=sample, assessors=list(form.cleaned_data["assessors"]), created_by=request.user
+        )
+    except SampleError as error:
+        messages.error(request, str(error))
+        return redirect("evaluation:human-sample", task_id=task.pk)
+    messages.success(request, routed_message(routed))
+    for problem in routed.refused:
+        messages.error(request, problem)
+    return redirect("evaluation:human-sample", task_id=task.pk)
+
+
+def routed_message(routed: ItemsRouted) -> str:
+    """What sending a sample to assessors did, in the organizer's words."""
+    return (
+        f"Sent {routed.added} drawn item{'s' if routed.added != 1 else ''} to assessors "
+        f"({len(routed.created)} new assignment{'s' if len(routed.created) != 1 else ''}); "
+        f"{routed.covered} already in a whole-topic assignment."
+    )
 
 
 @organizer_required
@@ -49,11 +97,11 @@ def human_sample_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 for problem in problems:
                     messages.error(request, f"{field}: {problem}")
     samples = HumanSample.objects.filter(task=task).select_related("judge", "task").order_by("pk")
-    found = [human_sample_estimates(sample=s) for s in samples]
+    found = [(human_sample_estimates(sample=s), sample_routing(s)) for s in samples]
     status = 400 if request.method == "POST" else 200
     return render(
         request,
         "evaluation/human_sample.html",
-        {"task": task, "form": form, "found": found},
+        {"task": task, "form": form, "found": found, "assessors": assessor_candidates()},
         status=status,
     )

@@ -67,6 +67,7 @@ NOT_PAGES = {
     "evaluation:qrels-download": "TSV download",
     "evaluation:job-progress": "JSON",
     "evaluation:pool-planner-status": "JSON",
+    "evaluation:human-sample-assign": "POST only (redirects to the people-and-machine page)",
     "api-schema": "OpenAPI YAML",
 }
 

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from assessment.models import Assignment, Judgment
+from assessment.models import Assignment, AssignmentItem, Judgment
 from assessment.selectors.handover import line_judgments
 from assessment.services.assignments.rules import (
     AssignmentError,
@@ -113,10 +113,18 @@ def assignment_move(
                 replaces=locked,
                 handover=handover,
                 line_start_id=(locked.line_start_id or locked.pk) if continuing else None,
+                scoped=locked.scoped,
             )
         ]
     )
-    total = Hit.objects.filter(item__topic_id=locked.topic_id).count()
+    hits = Hit.objects.filter(item__topic_id=locked.topic_id)
+    if locked.scoped:  # the new assessor takes over the same scope, no more
+        AssignmentItem.objects.bulk_create(
+            AssignmentItem(assignment=moved, item_id=item_id)
+            for item_id in locked.scope.values_list("item_id", flat=True)
+        )
+        hits = hits.filter(item__assignment_scopes__assignment=moved)
+    total = hits.count()
     return AssignmentMove(
         assignment=moved,
         previous=locked,

@@ -283,6 +283,10 @@ URLS: dict[str, Entry] = {
             Body({"judge": "{judge}", "budget": "2", "seed": "0"}, ("judge", "budget", "seed")),
         ),
     ),
+    "evaluation:human-sample-assign": Entry(
+        path=TASK,
+        bodies=(Body({"judge": "{judge}", "assessors": "{candidate}"}, ("judge", "assessors")),),
+    ),
     "evaluation:judge-audit": Entry(path={"task_id": "task", "judge_id": "judge"}, query=("ci",)),
     # REST
     "pooling_api:run-list": Entry(
@@ -379,6 +383,16 @@ URLS: dict[str, Entry] = {
         ),
     ),
     "evaluation_api:qrels-detail": Entry(path={"pk": "qrels"}),
+    "evaluation_api:human-sample-assign": Entry(
+        path=TASK,
+        bodies=(
+            Body(
+                {"judge": "{judge}", "assessors": ["{candidate_name}"]},
+                ("judge", "assessors"),
+                as_json=True,
+            ),
+        ),
+    ),
     "evaluation_api:human-sample": Entry(
         path=TASK,
         bodies=(

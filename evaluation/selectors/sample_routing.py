@@ -1,0 +1,77 @@
+"""Where a drawn human sample stands with the assessors: which pool items its drawn qrels ids
+are, which still wait for a person, and how many are in some assessor's queue.
+
+A drawn item is a qrels id as the task's qrels builder names it (topic number, item): the pool
+item's key (a post id, a docno, or in a formula task the visual id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assessment.models import Assignment, AssignmentItem
+from evaluation.models import HumanSample
+from evaluation.selectors.human_sample import people_item_grades
+from pooling.models import PoolItem
+
+__all__ = ["SampleRouting", "drawn_pool_items", "sample_routing"]
+
+
+def drawn_pool_items(sample: HumanSample) -> dict[tuple[str, str], tuple[int, int]]:
+    """(topic number, qrels id) of each drawn item -> (topic id, pool item id), for the drawn
+    items the pool still holds (two queries)."""
+    task = sample.task
+    drawn = set(sample.items.values_list("topic", "item"))
+    if not drawn:
+        return {}
+    numbers = sorted({t for t, _ in drawn})
+    found: dict[tuple[str, str], tuple[int, int]] = {}
+    keys = sorted({i for _, i in drawn})
+    items = PoolItem.objects.filter(
+        topic__task=task, topic__number__in=numbers, key__in=keys
+    ).values_list("topic__number", "key", "topic_id", "pk")
+    for number, item_key, topic_id, item_id in items.iterator(chunk_size=5000):
+        if (number, item_key) in drawn:
+            found[(number, item_key)] = (topic_id, item_id)
+    return found
+
+
+@dataclass(frozen=True)
+class SampleRouting:
+    """A sample's drawn items: still in the pool, judged by people (the final qrels hold them),
+    in an assessor's queue (an active official assignment reaches them), and the pool items
+    (topic id -> item ids) no person has judged yet."""
+
+    in_pool: int
+    judged: int
+    queued: int
+    waiting: dict[int, list[int]]
+
+
+def sample_routing(sample: HumanSample) -> SampleRouting:
+    """Where ``sample``'s drawn items stand (a fixed number of queries)."""
+    pool = drawn_pool_items(sample)
+    people = people_item_grades(sample.task)
+    waiting: dict[int, list[int]] = {}
+    for key, (topic_id, item_id) in pool.items():
+        if key not in people:
+            waiting.setdefault(topic_id, []).append(item_id)
+    officials = Assignment.objects.filter(
+        topic__task=sample.task, purpose=Assignment.Purpose.OFFICIAL, revoked_at__isnull=True
+    )
+    whole_topics = set(officials.filter(scoped=False).values_list("topic_id", flat=True))
+    # Every scoped item of the task's active official assignments: bounded by the pools, and
+    # no list of the drawn items in the SQL.
+    scoped_items = set(
+        AssignmentItem.objects.filter(assignment__in=officials.filter(scoped=True)).values_list(
+            "item_id", flat=True
+        )
+    )
+    queued = sum(
+        1
+        for topic_id, item_id in pool.values()
+        if topic_id in whole_topics or item_id in scoped_items
+    )
+    return SampleRouting(
+        in_pool=len(pool), judged=len(people.keys() & pool.keys()), queued=queued, waiting=waiting
+    )
