@@ -698,3 +698,21 @@ def test_nugget_pages_open_only_to_their_role_when_requested(
         client.force_login(users[who])
     url = path.format(topic=topic.pk, task=task.pk, assignment=assignment.pk)
     assert client.get(url).status_code == expected
+
+
+def test_the_labelling_page_does_not_tell_an_assessor_which_nuggets_a_machine_proposed(
+    task, client
+) -> None:
+    _runs(task)
+    organizer = _organizer()
+    topic = Topic.objects.get(task=task, number="1")
+    nugget_add(topic=topic, text="a fact a person wrote", user=organizer)
+    nugget_add(topic=topic, text="a fact a machine proposed", user=organizer, origin="machine")
+    assessor = UserFactory.create(username="ann")
+    assignment = Assignment.objects.create(topic=topic, assessor=assessor, purpose="official")
+    client.force_login(assessor)
+    page = client.get(f"/nuggets/assignments/{assignment.pk}/").content.decode()
+    assert "a fact a machine proposed" in page
+    assert '"origin"' not in page and "machine" not in page.replace("a fact a machine proposed", "")
+    client.force_login(organizer)  # the organizer's editor still marks machine nuggets
+    assert '"origin": "machine"' in client.get(f"/nuggets/topics/{topic.pk}/").content.decode()
