@@ -174,3 +174,23 @@ def test_relevance_only_file_and_judgments_so_far_are_prior_judgments_when_picke
         html.unescape(bad.content.decode()),
     )
     assert PoolPlanJob.objects.filter(task=task).count() == 1
+
+
+@pytest.mark.worker
+def test_a_budget_that_buys_no_judgment_shows_no_tau_when_planned(celery_worker) -> None:
+    """One judgment over every topic buys no full level of depth pooling: nothing is judged,
+    every run scores 0, and a tau of 0.000 would read as a ranking that disagrees."""
+    task = document_task("Plan", FILES)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="org", is_staff=True))
+    url = reverse("evaluation:pool-planner", args=[task.pk])
+    prior = SimpleUploadedFile("last-year.qrels", prior_qrels().encode())
+    data = {"source": "qrels", "prior": prior, "strategies": "depth", "budgets": "1", "seed": "2"}
+    assert organizer.post(url, data).status_code == 302
+    job = wait_for(PoolPlanJob.objects.get(task=task))
+    assert job.status == "done", job.error
+    assert [(r["strategy"], r["judgments"]) for r in job.rows] == [("depth", 0)]
+    table = organizer.get(url).content.decode().split('id="planner-table"', 1)[1]
+    row = table.split("</table>", 1)[0].split("<tbody>", 1)[1]
+    assert row.count(">—</td>") == len(job.measures)
+    assert "0.000" not in row
