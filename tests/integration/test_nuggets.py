@@ -716,3 +716,18 @@ def test_the_labelling_page_does_not_tell_an_assessor_which_nuggets_a_machine_pr
     assert '"origin"' not in page and "machine" not in page.replace("a fact a machine proposed", "")
     client.force_login(organizer)  # the organizer's editor still marks machine nuggets
     assert '"origin": "machine"' in client.get(f"/nuggets/topics/{topic.pk}/").content.decode()
+
+
+def test_a_binary_nuggets_file_is_refused_as_binary_not_as_a_run_when_imported(task) -> None:
+    with pytest.raises(NuggetError) as caught:
+        nuggets_import(
+            task=task,
+            stream=io.BytesIO(b'{"qid": "1"}\n\x00\xff'),
+            file_name="nuggets.jsonl",
+            user=_organizer(),
+            proposals=False,
+        )
+    said = caught.value.problems[0]
+    assert said.startswith("nuggets.jsonl:2: binary file"), said
+    assert "run file" not in said
+    assert not Nugget.objects.filter(topic__task=task).exists()  # nothing half-stored
