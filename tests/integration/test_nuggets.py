@@ -731,3 +731,17 @@ def test_a_binary_nuggets_file_is_refused_as_binary_not_as_a_run_when_imported(t
     assert said.startswith("nuggets.jsonl:2: binary file"), said
     assert "run file" not in said
     assert not Nugget.objects.filter(topic__task=task).exists()  # nothing half-stored
+
+
+def test_the_results_page_of_a_rag_task_points_to_its_nugget_scores_when_opened(
+    task, client
+) -> None:
+    """The results list links every task; a RAG task has no qrels, so its results page must
+    say where its scores are instead of "No qrels yet"."""
+    _runs(task)
+    client.force_login(_organizer())
+    page = client.get(f"/results/{task.pk}/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert f'href="/nuggets/tasks/{task.pk}/scores/"' in text
+    assert "No qrels yet" not in text
