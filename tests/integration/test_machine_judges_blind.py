@@ -340,5 +340,6 @@ def test_a_judge_without_a_file_lists_no_empty_source_when_shown(tmp_path: Path)
     html = client.get(reverse("assessment:organize_machine_judges", args=[data.task.pk]))
     text = html.content.decode()
     assert NAME in text
-    assert 'title="SHA-256 "' not in text and "<td><small><br>" not in text
+    assert 'title="SHA-256 "' not in text
+    assert "<td><small><br>" not in text
     assert "<td><small> · " not in text
