@@ -163,7 +163,13 @@ def plan_table(rows: Sequence[dict[str, Any]], measures: Sequence[str]) -> list[
     """The table's rows: each with ``cells`` (tau, tau-AP, drop, group) per measure, in order."""
     table = []
     for row in rows:
-        cells = []
+        cells: list[tuple[Any, Any, Any, Any]] = []
+        if not row["judgments"]:
+            # Nothing judged (a budget below one full level of depth pooling, say): every run
+            # scores 0, so a tau of 0 would read as "no agreement" when there is no ranking.
+            cells = [(None, None, None, None) for _ in measures]
+            table.append({**row, "percent": 0.0, "cells": cells, "unjudged": True})
+            continue
         for name in measures:
             drop = row["max_group_drop"].get(name) or {}
             cells.append(

@@ -151,10 +151,10 @@ def _measures_text(task: RetrievalTask) -> str:
     names = official_measure_names(task.kind, task.official_measures)
     if names is None:
         return ""
-    rule = unjudged_rule(task.kind, task.official_measures)
+    # How unjudged results score is the page's next sentence (unjudged_text), said once.
     return (
         f"Official measures: {', '.join(names)} (trec_eval's; binary measures count grade "
-        f"≥ {task.relevance_level} as relevant unless a name sets rel=); {rule}."
+        f"≥ {task.relevance_level} as relevant unless a name sets rel=)."
     )
 
 

@@ -36,9 +36,13 @@ from pooling.access import runs_visible_to, team_for_user
 from pooling.services.runs import RunValidationError, SubmissionRefused
 
 
-def _nuggets_json(topic_id: int) -> list[dict[str, Any]]:
+def _nuggets_json(topic_id: int, *, with_origin: bool = True) -> list[dict[str, Any]]:
+    """The topic's nuggets for a page's script. ``with_origin=False`` for assessors: whether a
+    machine proposed a nugget is the organizer's business, and would tell an assessor which
+    nuggets a machine judge found (they stay blind to machine judges)."""
     return [
-        {"id": n.pk, "text": n.text, "importance": n.importance, "origin": n.origin}
+        {"id": n.pk, "text": n.text, "importance": n.importance}
+        | ({"origin": n.origin} if with_origin else {})
         for n in topic_nuggets(topic_id)
     ]
 
@@ -95,7 +99,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = own_nugget_assignment(request.user, assignment_id)
     topic = assignment.topic
     answers = assignment_answers(assignment, seed=topic.task.pool_seed)
-    nuggets = _nuggets_json(topic.pk)
+    nuggets = _nuggets_json(topic.pk, with_origin=False)
     if not answers:
         return render(request, "nuggets/assign.html", {"topic": topic, "answer": None})
     at = parse_int(request.GET.get("at"), name="at", low=1, high=len(answers), default=1)

@@ -327,3 +327,19 @@ def test_judging_service_and_token_refuse_the_judge_account_when_someone_tries(
     with pytest.raises(CommandError, match="machine judge's account: no token, no team"):
         call_command("create_token", judge.account.username, "--team", "Alpha")
     assert not judge.account.teams.exists()
+
+
+def test_a_judge_without_a_file_lists_no_empty_source_when_shown(tmp_path: Path) -> None:
+    """An LLM judge run from the app has no file: its row shows the date, not an empty
+    file name, an empty checksum and a stray separator before it."""
+    data = judged_task_with_open_item()
+    judge, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES), name=NAME)
+    MachineJudge.objects.filter(pk=judge.pk).update(source_name="", checksum="")
+    client = Client()
+    client.force_login(UserFactory.create(is_staff=True))
+    html = client.get(reverse("assessment:organize_machine_judges", args=[data.task.pk]))
+    text = html.content.decode()
+    assert NAME in text
+    assert 'title="SHA-256 "' not in text
+    assert "<td><small><br>" not in text
+    assert "<td><small> · " not in text

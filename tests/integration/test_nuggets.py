@@ -699,3 +699,51 @@ def test_nugget_pages_open_only_to_their_role_when_requested(
         client.force_login(users[who])
     url = path.format(topic=topic.pk, task=task.pk, assignment=assignment.pk)
     assert client.get(url).status_code == expected
+
+
+def test_the_labelling_page_does_not_tell_an_assessor_which_nuggets_a_machine_proposed(
+    task, client
+) -> None:
+    _runs(task)
+    organizer = _organizer()
+    topic = Topic.objects.get(task=task, number="1")
+    nugget_add(topic=topic, text="a fact a person wrote", user=organizer)
+    nugget_add(topic=topic, text="a fact a machine proposed", user=organizer, origin="machine")
+    assessor = UserFactory.create(username="ann")
+    assignment = Assignment.objects.create(topic=topic, assessor=assessor, purpose="official")
+    client.force_login(assessor)
+    page = client.get(f"/nuggets/assignments/{assignment.pk}/").content.decode()
+    assert "a fact a machine proposed" in page
+    assert '"origin"' not in page
+    assert "machine" not in page.replace("a fact a machine proposed", "")
+    client.force_login(organizer)  # the organizer's editor still marks machine nuggets
+    assert '"origin": "machine"' in client.get(f"/nuggets/topics/{topic.pk}/").content.decode()
+
+
+def test_a_binary_nuggets_file_is_refused_as_binary_not_as_a_run_when_imported(task) -> None:
+    with pytest.raises(NuggetError) as caught:
+        nuggets_import(
+            task=task,
+            stream=io.BytesIO(b'{"qid": "1"}\n\x00\xff'),
+            file_name="nuggets.jsonl",
+            user=_organizer(),
+            proposals=False,
+        )
+    said = caught.value.problems[0]
+    assert said.startswith("nuggets.jsonl:2: binary file"), said
+    assert "run file" not in said
+    assert not Nugget.objects.filter(topic__task=task).exists()  # nothing half-stored
+
+
+def test_the_results_page_of_a_rag_task_points_to_its_nugget_scores_when_opened(
+    task, client
+) -> None:
+    """The results list links every task; a RAG task has no qrels, so its results page must
+    say where its scores are instead of "No qrels yet"."""
+    _runs(task)
+    client.force_login(_organizer())
+    page = client.get(f"/results/{task.pk}/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert f'href="/nuggets/tasks/{task.pk}/scores/"' in text
+    assert "No qrels yet" not in text

@@ -123,6 +123,7 @@ def test_results_page_and_downloads_show_official_measures_when_set() -> None:
     assert page.status_code == 200
     html = page.content.decode()
     assert "Official measures: P_5, nDCG@10" in html
+    assert html.lower().count("unjudged results count as not relevant") == 1  # said once
     assert '<option value="nDCG@10"' in html
     results = {r.run.tag: r.measures for r in EvaluationResult.objects.select_related("run")}
     body = client.get(f"/results/{task.pk}/download/csv/").content.decode()

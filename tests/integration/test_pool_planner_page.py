@@ -174,3 +174,44 @@ def test_relevance_only_file_and_judgments_so_far_are_prior_judgments_when_picke
         html.unescape(bad.content.decode()),
     )
     assert PoolPlanJob.objects.filter(task=task).count() == 1
+
+
+@pytest.mark.worker
+def test_a_budget_that_buys_no_judgment_shows_no_tau_when_planned(celery_worker) -> None:
+    """One judgment over every topic buys no full level of depth pooling: nothing is judged,
+    every run scores 0, and a tau of 0.000 would read as a ranking that disagrees."""
+    task = document_task("Plan", FILES)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="org", is_staff=True))
+    url = reverse("evaluation:pool-planner", args=[task.pk])
+    prior = SimpleUploadedFile("last-year.qrels", prior_qrels().encode())
+    data = {"source": "qrels", "prior": prior, "strategies": "depth", "budgets": "1", "seed": "2"}
+    assert organizer.post(url, data).status_code == 302
+    job = wait_for(PoolPlanJob.objects.get(task=task))
+    assert job.status == "done", job.error
+    assert [(r["strategy"], r["judgments"]) for r in job.rows] == [("depth", 0)]
+    table = organizer.get(url).content.decode().split('id="planner-table"', 1)[1]
+    row = table.split("</table>", 1)[0].split("<tbody>", 1)[1]
+    assert row.count(">—</td>") == len(job.measures)
+    assert "0.000" not in row
+
+
+def test_every_refused_field_of_the_plan_form_is_said_on_the_page_when_posted(db) -> None:
+    """An empty file, a bad seed or a bad strategy: a 400 that says why, on the page, not
+    a silent form (the page renders its fields by hand, so each error must be too)."""
+    task = document_task("Plan", FILES)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="org", is_staff=True))
+    url = reverse("evaluation:pool-planner", args=[task.pk])
+    empty = {"source": "qrels", "prior": SimpleUploadedFile("empty.qrels", b""), "seed": "0"}
+    cases = [
+        ({**empty, "strategies": "depth"}, "The submitted file is empty."),
+        ({"source": "judgments", "strategies": "depth", "seed": "-1"}, "Seed:"),
+        ({"source": "judgments", "strategies": "nope", "seed": "0"}, "nope"),
+    ]
+    for data, said in cases:
+        response = organizer.post(url, data)
+        assert response.status_code == 400
+        errors = re.findall(r'<p class="error">([^<]+)</p>', response.content.decode())
+        assert any(said in html.unescape(e) for e in errors), (data, errors)
+    assert not PoolPlanJob.objects.filter(task=task).exists()

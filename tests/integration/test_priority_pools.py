@@ -464,6 +464,8 @@ def test_dashboard_and_order_export_tell_spend_finds_and_each_items_runs_when_ju
 
     page = organizer.get(reverse("pooling:pool", args=[task.pk])).content.decode()
     stats = organizer.get(reverse("pooling_api:pool-stats", args=[task.pk])).json()["priority"]
+    lede = page.split('class="lede"', 1)[1].split("</p>", 1)[0]
+    assert lede.lower().count("seed") == 1  # the strategy's words name the seed once
     export = organizer.get(reverse("pooling:pool-export", args=[task.pk, "order"]))
 
     found = sum(relevant(doc) for doc in served)

@@ -94,7 +94,7 @@ def line_blocks(
             size += len(block)
             if b"\0" in block:
                 at = lineno + data.count(b"\n", 0, data.index(b"\0"))
-                run.error(at, None, "binary file: a NUL byte; upload a text run file")
+                run.error(at, None, "binary file: a NUL byte; upload a text file")
                 return
             lines = data.split(b"\n")
             tail = lines.pop()
@@ -105,7 +105,8 @@ def line_blocks(
             blank += lines.count(b"") + sum(map(bytes.isspace, lines))
             if blank > MAX_BLANK_LINES:
                 at = _blank_line_over_limit(lines, lineno, blank)
-                run.error(at, None, f"more than {MAX_BLANK_LINES:,} blank lines: not a run file")
+                too_many = f"more than {MAX_BLANK_LINES:,} blank lines: not a file of records"
+                run.error(at, None, too_many)
                 return
             if not data.isascii():
                 _blank_non_utf8(lines, lineno, run)
