@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet, Value
 
 from assessment.models import Adjudication, Assignment, Judgment, MachineJudge
 from assessment.selectors.handover import counted_judgments
@@ -331,14 +331,19 @@ def runs_not_scored(task: RetrievalTask, qrels: QrelsVersion, *, user: Any) -> l
     ]
 
 
-def tasks_with_results(user: Any) -> QuerySet[RetrievalTask]:
-    """Every task for organizers; for anybody else the tasks with results they may see."""
+def tasks_with_results(user: Any, also: Iterable[int] = ()) -> QuerySet[RetrievalTask]:
+    """Every task for organizers; for anybody else the tasks with results they may see, and
+    the tasks ``also`` names (other apps' results, see ``evaluation.result_sources``). Each
+    task's ``results_shown`` says whether its evaluation results page is open to the user."""
     tasks = RetrievalTask.objects.select_related("campaign", "publication__qrels").order_by(
         "campaign__name", "kind", "name"
     )
     if is_organizer(user):
-        return tasks
-    return tasks.filter(pk__in=results_visible_to(user).values("run__task_id"))
+        return tasks.annotate(results_shown=Value(True))
+    visible = results_visible_to(user).values("run__task_id")
+    return tasks.filter(Q(pk__in=visible) | Q(pk__in=list(also))).annotate(
+        results_shown=Exists(visible.filter(run__task=OuterRef("pk")))
+    )
 
 
 def task_columns(task: RetrievalTask) -> Columns:

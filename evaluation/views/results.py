@@ -27,6 +27,7 @@ from evaluation.core.reports import (
     significance_csv,
 )
 from evaluation.models import EvaluationJob, QrelsVersion
+from evaluation.result_sources import result_links
 from evaluation.selectors.categories import results_by_category
 from evaluation.services.jobs import evaluation_jobs_reap
 from kernel.access import is_organizer
@@ -44,10 +45,15 @@ DOWNLOADS = {
 @login_required
 @require_GET
 def results_index(request: HttpRequest) -> HttpResponse:
-    tasks = selectors.tasks_with_results(request.user).annotate(
-        versions=Count("qrels_versions", distinct=True),
-        evaluations_count=Count("evaluations", distinct=True),
+    links = result_links(request.user)  # other apps' results: published nugget scores
+    tasks = list(
+        selectors.tasks_with_results(request.user, also=links).annotate(
+            versions=Count("qrels_versions", distinct=True),
+            evaluations_count=Count("evaluations", distinct=True),
+        )
     )
+    for task in tasks:
+        setattr(task, "other_results", links.get(task.pk, []))  # noqa: B010 (read by the template)
     return render(request, "evaluation/index.html", {"tasks": tasks})
 
 

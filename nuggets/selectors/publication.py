@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import OuterRef, Subquery
+
 from collection.models import RetrievalTask
 from kernel.access import is_organizer, is_person
 from nuggets.models import NuggetPublicationEvent, NuggetScoreSnapshot
@@ -33,6 +35,30 @@ def nugget_publication_state(task: RetrievalTask) -> NuggetPublicationState:
     )
     published = latest is not None and latest.action == NuggetPublicationEvent.Action.PUBLISH
     return NuggetPublicationState(published, latest)
+
+
+def nugget_scores_task_ids(user: Any) -> list[int]:
+    """The RAG tasks whose nugget scores page ``user`` may open, in one query: organizers every
+    RAG task (they publish and withdraw there); anybody else the tasks their teams ran whose
+    latest publication event is a publication, so a withdrawal takes the task away."""
+    tasks = RetrievalTask.objects.filter(kind=RetrievalTask.Kind.RAG)
+    if is_organizer(user):
+        return list(tasks.values_list("pk", flat=True))
+    if not is_person(user):
+        return []
+    latest_action = (
+        NuggetPublicationEvent.objects.filter(task=OuterRef("pk"))
+        .order_by("-at", "-id")
+        .values("action")[:1]
+    )
+    return list(
+        tasks.annotate(latest_action=Subquery(latest_action))
+        .filter(
+            latest_action=NuggetPublicationEvent.Action.PUBLISH,
+            pk__in=Team.objects.filter(members=user).values("runs__task_id"),
+        )
+        .values_list("pk", flat=True)
+    )
 
 
 def nugget_publication_events(task: RetrievalTask) -> list[NuggetPublicationEvent]:
