@@ -74,9 +74,15 @@ def render_table(rows: Sequence[PlanRow]) -> str:
     for strategy, budget, judged, relevant, share, name, tau, tap, drop, group in _lines(rows):
         out.append(
             f"{strategy:<12} {budget:>7} {judged:>9} {relevant:>8} {share:>6.3f} "
-            f"{name:<12} {tau:>6.3f} {tap:>6.3f} {drop:>8.4f} {group}".rstrip()
+            f"{name:<12} {_tau(tau)} {_tau(tap)} {drop:>8.4f} {group}".rstrip()
         )
     return "\n".join(out) + "\n"
+
+
+def _tau(value: object) -> str:
+    """A correlation to three places, or a dash where it is undefined (a ranking ties every
+    run: ``pool_planner``)."""
+    return f"{value:>6.3f}" if isinstance(value, float) else f"{'—':>6}"
 
 
 RENDERERS: dict[str, Callable[[Sequence[PlanRow]], str]] = {

@@ -64,8 +64,8 @@ class PlanRow:
     judgments: int
     relevant: int
     relevant_share: float
-    tau: dict[str, float] = field(default_factory=dict)
-    tau_ap: dict[str, float] = field(default_factory=dict)
+    tau: dict[str, float | None] = field(default_factory=dict)  # None: a ranking ties all
+    tau_ap: dict[str, float | None] = field(default_factory=dict)
     max_group_drop: dict[str, dict[str, object]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
@@ -79,6 +79,10 @@ class PlanRow:
             "tau_ap": self.tau_ap,
             "max_group_drop": self.max_group_drop,
         }
+
+
+def _ties_every_run(scores: Mapping[str, float]) -> bool:
+    return len(set(scores.values())) < 2
 
 
 def ranked_runs(data: PlannerInput) -> Ranked:
@@ -239,8 +243,12 @@ class Planner:
             relevant / self.relevant_total if self.relevant_total else 0.0,
         )
         for m in data.measures:
-            row.tau[m.name] = kendall_tau_b(self.full[m.name], reduced[m.name])
-            row.tau_ap[m.name] = tau_ap(self.full[m.name], reduced[m.name])
+            full, estimate = self.full[m.name], reduced[m.name]
+            # A ranking that ties every run (nothing judged, or nothing relevant judged) orders
+            # nothing: a correlation with it is undefined, not 0 ("no agreement").
+            defined = not (_ties_every_run(full) or _ties_every_run(estimate))
+            row.tau[m.name] = kendall_tau_b(full, estimate) if defined else None
+            row.tau_ap[m.name] = tau_ap(full, estimate) if defined else None
             row.max_group_drop[m.name] = {"drop": 0.0, "group": None}
         for group, without in pools.items():
             if group is not None:

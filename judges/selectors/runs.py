@@ -19,6 +19,7 @@ __all__ = [
     "endpoint_as_dict",
     "probe_grades_for",
     "probes_of",
+    "run_failures_note",
     "run_status",
     "runs_of",
 ]
@@ -47,6 +48,15 @@ def runs_of(task: RetrievalTask) -> list[JudgeRun]:
     )
 
 
+def run_failures_note(run: JudgeRun) -> str:
+    """What to say beside a finished run's status about its failed questions: a run that
+    judged nothing is failed outright (judges.services.runs), one that judged some is done
+    "with N failures", never a bare "done"."""
+    if run.status != JudgeRun.Status.DONE or not run.failed:
+        return ""
+    return f"with {run.failed} failure{'' if run.failed == 1 else 's'}"
+
+
 def run_status(run: JudgeRun) -> dict[str, Any]:
     """The JSON the progress bar polls: counters, tokens and cost so far and projected."""
     stats = run.stats or {}
@@ -66,6 +76,7 @@ def run_status(run: JudgeRun) -> dict[str, Any]:
         "asked": run.asked,
         "from_cache": run.from_cache,
         "failed": run.failed,
+        "failures_note": run_failures_note(run),
         "retries": run.retries,
         "tokens": run.tokens,
         "tokens_projected": stats.get("tokens_projected", run.tokens),

@@ -277,10 +277,20 @@ def judge_run_execute(*, run: JudgeRun, progress: Progress | None = None) -> Jud
         run.refresh_from_db()
         return run
     cancelled = JudgeRun.objects.filter(pk=run.pk, cancel_requested=True).exists()
+    # A run that judged nothing (every question failed, e.g. an unreachable endpoint) did not
+    # succeed, whatever its counters say; one with some failures is done, its failures shown.
+    nothing_judged = 0 < run.items_total == tally["failed"]
+    why = (
+        CANCELLED
+        if cancelled
+        else f"every one of the {run.items_total} items failed; nothing was judged"
+        if nothing_judged
+        else ""
+    )
     done = JudgeRun.objects.filter(pk=run.pk, attempts=attempt, status=JudgeRun.Status.RUNNING)
     finished = done.update(
-        status=JudgeRun.Status.FAILED if cancelled else JudgeRun.Status.DONE,
-        error=CANCELLED if cancelled else "",
+        status=JudgeRun.Status.FAILED if cancelled or nothing_judged else JudgeRun.Status.DONE,
+        error=why,
         finished_at=timezone.now(),
         heartbeat_at=timezone.now(),
         **tally.fields,

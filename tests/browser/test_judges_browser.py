@@ -86,7 +86,7 @@ def test_organizer_adds_an_endpoint_and_follows_a_judge_run_to_done(
     run = JudgeRun.objects.get()
     assert run.status == "done", run.error
     text = page.inner_text("#judge-run-table")
-    assert "60 of 60 items" in " ".join(text.split())
+    assert "60 of 60 questions (pool items and probes)" in " ".join(text.split())
     assert Judgment.objects.filter(assessor_id=run.judge.account_id).count() == 60
     assert float(run.stats["cost"]) == pytest.approx(run.tokens * 0.5 / 1000, rel=1e-3)
     assert errors == []

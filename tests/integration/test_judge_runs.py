@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import secrets
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ from django.test import Client
 from assessment.models import Judgment
 from judges.core.endpoints import EndpointFields
 from judges.models import JudgeAnswer, JudgeEndpoint, JudgeGradeSource, JudgeRun, ProbeItem
+from judges.selectors.runs import run_status
 from judges.services.endpoints import endpoint_add
 from judges.services.probes import probe_add
 from judges.services.runs import judge_run_execute, judge_run_prepare
@@ -105,6 +107,41 @@ def test_malformed_answers_are_failures_with_their_text_and_never_graded(tmp_pat
     grades = _grades(run)
     assert len(grades) == 50 - run.failed  # a failure stores no judgment
     assert all(truth[key] == grade for key, grade in grades.items())
+    assert run.status == "done"
+    assert run_status(run)["failures_note"] == f"with {run.failed} failures"
+
+
+def test_a_run_whose_every_question_failed_is_failed_on_the_page_rest_and_command(
+    tmp_path: Path,
+) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    task, truth = judged_document_task(topics=2, items=3, seed=4)
+    qrels = write_qrels(tmp_path / "qrels.txt", truth)
+    with judge_server(qrels, "--malformed-rate", "1.0", "--seed", "5") as url:
+        run = judge_run_execute(
+            run=judge_run_prepare(task=task, endpoint=_endpoint(url), judge_name="llm")
+        )
+        assert (run.items_total, run.failed) == (6, 6)
+        assert run.status == "failed"
+        assert run.error == "every one of the 6 items failed; nothing was judged"
+        state = run_status(run)
+        assert (state["status"], state["failures_note"]) == ("failed", "")
+        options = {"campaign": task.campaign.name, "task": "document", "endpoint": "fake"}
+        with pytest.raises(CommandError, match="failed: every one of the 6 items failed"):
+            call_command(
+                "run_judge", judge="cli", stdout=io.StringIO(), stderr=io.StringIO(), **options
+            )
+    assert not Judgment.objects.exists()
+    client = Client()
+    client.force_login(UserFactory.create(is_staff=True))
+    page = " ".join(client.get(f"/organize/task/{task.pk}/judge-runs/").content.decode().split())
+    assert 'data-field="status">failed</span>' in page
+    assert "nothing was judged" in page
+    assert "6 of 6 questions (pool items and probes)" in re.sub(r"<[^>]+>", "", page)
+    rest = client.get(f"/api/judges/runs/{run.pk}/").json()
+    assert (rest["status"], rest["error"]) == ("failed", run.error)
 
 
 def test_probes_are_judged_but_never_pooled_judged_by_people_or_in_qrels(tmp_path: Path) -> None:
@@ -201,7 +238,7 @@ def test_the_commands_register_an_endpoint_and_run_the_judge_printing_what_they_
         options = {"campaign": task.campaign.name, "task": "document", "endpoint": "cli"}
         call_command("run_judge", judge="cli-judge", stdout=first, stderr=io.StringIO(), **options)
         call_command("run_judge", judge="cli-judge", stdout=second, stderr=io.StringIO(), **options)
-    assert "8 items; asked 8, from cache 0, failed 0;" in first.getvalue()
-    assert "8 items; asked 0, from cache 8, failed 0; 0 tokens" in second.getvalue()
+    assert "8 questions; asked 8, from cache 0, failed 0;" in first.getvalue()
+    assert "8 questions; asked 0, from cache 8, failed 0; 0 tokens" in second.getvalue()
     call_command("judge_endpoint", "remove", "cli", stdout=io.StringIO())
     assert not JudgeEndpoint.objects.exists()

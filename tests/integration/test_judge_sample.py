@@ -73,10 +73,11 @@ def test_the_command_states_and_records_the_seed_and_a_larger_sample_reuses_the_
             stderr=io.StringIO(),
             **options,
         )
-    assert "over a random sample of 5 pool items (sample seed 11): 5 items; asked 5" in (
-        small.getvalue()
+    assert (
+        "over a random sample of 5 pool items (sample seed 11) and the probes: 5 questions; asked 5"
+        in (small.getvalue())
     )
-    assert "9 items; asked 4, from cache 5" in large.getvalue()
+    assert "9 questions; asked 4, from cache 5" in large.getvalue()
     runs = list(JudgeRun.objects.order_by("pk"))
     assert [(r.parameters["limit"], r.parameters["sample_seed"]) for r in runs] == [
         (5, 11),

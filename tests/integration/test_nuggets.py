@@ -747,3 +747,15 @@ def test_the_results_page_of_a_rag_task_points_to_its_nugget_scores_when_opened(
     text = page.content.decode()
     assert f'href="/nuggets/tasks/{task.pk}/scores/"' in text
     assert "No qrels yet" not in text
+
+
+def test_a_rag_task_offers_only_the_nugget_publication_on_the_results_pages(task, client) -> None:
+    """A RAG task's scores are nugget scores: the results page and the results list link its
+    nugget publication, never the qrels-based publication (which would publish nothing)."""
+    _runs(task)
+    client.force_login(_organizer())
+    for url in (f"/results/{task.pk}/", "/results/"):
+        text = client.get(url).content.decode()
+        assert f'href="/nuggets/tasks/{task.pk}/published/">Nugget publication…</a>' in text
+        assert f"/results/{task.pk}/publication/" not in text
+        assert "Publish…" not in text

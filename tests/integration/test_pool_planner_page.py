@@ -215,3 +215,31 @@ def test_every_refused_field_of_the_plan_form_is_said_on_the_page_when_posted(db
         errors = re.findall(r'<p class="error">([^<]+)</p>', response.content.decode())
         assert any(said in html.unescape(e) for e in errors), (data, errors)
     assert not PoolPlanJob.objects.filter(task=task).exists()
+
+
+@pytest.mark.worker
+def test_judged_runs_that_all_tie_show_no_tau_on_the_page_and_null_over_rest(
+    celery_worker,
+) -> None:
+    """Prior judgments with no relevant document: every run scores 0 under every measure,
+    judged or not, so no ranking exists to correlate with; the page shows a dash for tau and
+    tau-AP (never 0.000) and REST says null."""
+    task = document_task("Plan", FILES)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="org", is_staff=True))
+    url = reverse("evaluation:pool-planner", args=[task.pk])
+    nothing_relevant = re.sub(r" [12]\n", " 0\n", prior_qrels())
+    prior = SimpleUploadedFile("last-year.qrels", nothing_relevant.encode())
+    data = {"source": "qrels", "prior": prior, "strategies": "rrf", "budgets": "8", "seed": "2"}
+    assert organizer.post(url, data).status_code == 302
+    job = wait_for(PoolPlanJob.objects.get(task=task))
+    assert job.status == "done", job.error
+    assert [(r["strategy"], r["judgments"]) for r in job.rows] == [("rrf:60", 8)]
+    table = organizer.get(url).content.decode().split('id="planner-table"', 1)[1]
+    row = table.split("</table>", 1)[0].split("<tbody>", 1)[1]
+    assert row.count('colspan="2"') == row.count(">—</td>") == len(job.measures)
+    cells = re.findall(r'<td class="num">([^<]*)</td>', row)
+    assert "0.000" not in cells
+    result = reverse("evaluation_api:pool-plan-result", args=[task.pk, job.pk])
+    [rest] = organizer.get(result).json()
+    assert set(rest["tau"].values()) == set(rest["tau_ap"].values()) == {None}

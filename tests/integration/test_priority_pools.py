@@ -419,6 +419,8 @@ def test_a_bad_strategy_is_refused_with_its_reason_when_asked_anywhere() -> None
     for body, field, words in (
         ({"strategy": "bandit", "budget": 5}, "strategy", "unknown strategy"),
         ({"strategy": "rbp:2", "budget": 5}, "strategy", "out of range"),
+        ({"strategy": "rrf:1e+308", "budget": 5}, "strategy", "k must be in [1, 100000]"),
+        ({"strategy": "depth:nan", "budget": 5}, "strategy", "out of range"),
         ({"strategy": "mm-ns"}, "budget", "needs a budget"),
         ({"strategy": "mtf", "budget": 0}, "budget", "greater than or equal to 1"),
     ):
@@ -438,6 +440,14 @@ def test_a_bad_strategy_is_refused_with_its_reason_when_asked_anywhere() -> None
     with pytest.raises(CommandError, match="unknown strategy"):
         call_command(
             "build_pools", "--campaign=Prio-Bad", "--task=document", "--strategy=x", "--budget=3"
+        )
+    with pytest.raises(CommandError, match=r"rrf: 1e\+308 is out of range"):
+        call_command(
+            "build_pools",
+            "--campaign=Prio-Bad",
+            "--task=document",
+            "--strategy=rrf:1e+308",
+            "--budget=3",
         )
     page = organizer.post(
         reverse("pooling:pool-build", args=[task.pk]), {"strategy": "rbp:7", "budget": "3"}

@@ -112,6 +112,7 @@ def test_table_and_csv_have_a_line_per_strategy_budget_and_measure(files: dict[s
     [
         (["--strategy", "bm25"], "unknown strategy 'bm25'"),
         (["--strategy", "rbp:2"], "out of range"),
+        (["--strategy", "rrf:1e+308"], r"rrf: 1e\+308 is out of range"),
         (["--budget", "0"], "--budget must be at least 1"),
         (["--measure", "nonsense"], "unknown measure 'nonsense'"),
     ],

@@ -75,3 +75,32 @@ def test_group_drop_scored_on_changed_topics_equals_scoring_every_topic() -> Non
     drop = row.max_group_drop["map"]
     assert drop["group"] == "G2"
     assert drop["drop"] == pytest.approx(with_all.measures["map"] - without.measures["map"])
+
+
+def test_tau_is_undefined_when_every_run_ties_on_what_was_judged() -> None:
+    """Both runs put the non-relevant b first: a one-judgment budget judges only b, so every
+    run scores 0 on the reduced qrels. The runs are judged but nothing orders them: tau is
+    undefined (null, a dash), not 0.000 ("no agreement")."""
+    import json
+
+    from evaluation.core.planner_report import render_csv, render_json, render_table
+
+    runs = {"R1": {"1": {"b": 3.0, "a": 2.0}}, "R2": {"1": {"b": 3.0, "c": 2.0, "a": 1.0}}}
+    data = PlannerInput(
+        grades=GRADES,
+        runs=runs,
+        pool_tags=["R1", "R2"],
+        groups={"R1": "G1", "R2": "G2"},
+        measures=parse_measures(["map"]),
+    )
+    tied, ordered = plan_pools(data, [parse_strategy("rrf")], [1, 3])
+    assert (tied.judgments, tied.relevant) == (1, 0)
+    assert tied.tau == {"map": None}
+    assert tied.tau_ap == {"map": None}
+    # Three judgments buy b, a, c (rrf weights 2/61, 1/62 + 1/63, 1/62): R1's AP (a at rank
+    # 2 of 2 relevant) 1/4 is below R2's (c at 2, a at 3) (1/2 + 2/3) / 2 on both qrels: tau 1.
+    assert ordered.tau["map"] == 1.0
+    assert json.loads(render_json([tied]))[0]["tau"] == {"map": None}
+    line = render_table([tied]).splitlines()[1].split()
+    assert line[5:8] == ["map", "—", "—"]
+    assert render_csv([tied]).splitlines()[1].split(",")[6:8] == ["", ""]

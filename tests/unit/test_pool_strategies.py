@@ -129,12 +129,32 @@ def test_maxmean_counts_documents_other_runs_had_judged() -> None:
 def test_parse_strategy_refuses_unknown_names_and_bad_parameters() -> None:
     assert parse_strategy("rrf").label == "rrf:60"
     assert parse_strategy("mm-ns:0.7").param == 0.7
+    assert [parse_strategy(t).param for t in ("rrf:1", "rrf:100000", "mm-ns:1", "depth:1")] == [
+        1,
+        100_000,
+        1,
+        1,
+    ]
     for bad, message in [
         ("bm25", "unknown strategy"),
         ("mtf:3", "takes no parameter"),
         ("rbp:1.5", "out of range"),
         ("depth:0", "out of range"),
         ("rrf:x", "not a number"),
+        (
+            "rrf:1e+308",
+            r"rrf: 1e\+308 is out of range: reciprocal rank fusion's k must be in \[1, 100000\]",
+        ),
+        ("rrf:0.5", r"must be in \[1, 100000\]"),
+        ("rrf:inf", "out of range"),
+        ("rrf:nan", "out of range"),
+        ("depth:nan", "out of range"),
+        ("depth:1e400", "out of range"),
+        ("depth:2.5", "a whole number in"),
+        ("rbp:1", r"rbp: 1 is out of range: .* must be in \(0, 1\)"),
+        ("rbp:0", r"must be in \(0, 1\)"),
+        ("mm-ns:0", r"mm-ns: 0 is out of range: .* must be in \(0, 1\]"),
+        ("mm-ns:1.01", "out of range"),
     ]:
         with pytest.raises(StrategyError, match=message):
             parse_strategy(bad)

@@ -12,6 +12,7 @@ from tqdm import tqdm
 
 from collection.management.task_lookup import find_task
 from judges.models import JudgeEndpoint, JudgeRun
+from judges.selectors.runs import run_failures_note
 from judges.selectors.work import DEFAULT_SAMPLE_SEED
 from judges.services.endpoints import EndpointError
 from judges.services.runs import judge_run_execute, judge_run_prepare
@@ -78,12 +79,17 @@ class Command(BaseCommand):
         )
         line = (
             f"Judge run {run.pk} ({run.judge.name}, {run.model} at {run.endpoint_name}, prompt "
-            f"version {run.prompt_version}) over {sampled}: {run.items_total} items; "
+            f"version {run.prompt_version}) over {sampled} and the probes: "
+            f"{run.items_total} questions; "
             f"asked {run.asked}, from cache {run.from_cache}, failed {run.failed}; "
             f"{run.tokens} tokens; {run.retries} retries"
         )
         if run.status != JudgeRun.Status.DONE:
             raise CommandError(f"{line}. {run.status}: {run.error}")
+        note = run_failures_note(run)
+        if note:
+            self.stdout.write(self.style.WARNING(f"{line}. Done {note}."))
+            return
         self.stdout.write(self.style.SUCCESS(line))
 
 

@@ -9,6 +9,7 @@ rules, "Budgeted strategies and the planner".
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -84,15 +85,44 @@ def parse_strategy(text: str) -> Strategy:
     return Strategy(name, param)
 
 
+@dataclass(frozen=True, slots=True)
+class ParamRange:
+    """Where a strategy's parameter means something (``low``/``high`` inclusive or not)."""
+
+    low: float
+    high: float
+    low_open: bool = False
+    high_open: bool = False
+    whole: bool = False
+
+    def holds(self, value: float) -> bool:
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below and (not self.whole or value == int(value))
+
+    def __str__(self) -> str:
+        kind = "a whole number " if self.whole else ""
+        left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+        return f"{kind}in {left}{self.low:g}, {self.high:g}{right}"
+
+
+# Beyond these a parameter stops changing the pool (an rrf k far past any run's depth weighs
+# every rank alike; so does a depth past any run's end) or makes no sense (rbp's p and mm-ns's
+# gamma are probabilities, p = 1 never stops; gamma = 1 is plain MaxMean, 0 forgets all).
+PARAM_RANGES: dict[str, ParamRange] = {
+    "depth": ParamRange(1, 100_000, whole=True),
+    "rrf": ParamRange(1, 100_000),
+    "rbp": ParamRange(0, 1, low_open=True, high_open=True),
+    "mm-ns": ParamRange(0, 1, low_open=True),
+}
+
+
 def _check(name: str, param: float) -> None:
-    bad = {
-        "depth": param < 1 or param != int(param),
-        "rrf": param < 0,
-        "rbp": not 0 < param < 1,
-        "mm-ns": not 0 < param <= 1,
-    }
-    if bad.get(name, False):
-        raise StrategyError(f"strategy {name}: {param:g} is out of range ({STRATEGIES[name][0]})")
+    allowed = PARAM_RANGES[name]
+    if not math.isfinite(param) or not allowed.holds(param):
+        raise StrategyError(
+            f"strategy {name}: {param:g} is out of range: {STRATEGIES[name][0]} must be {allowed}"
+        )
 
 
 def build_pool(
