@@ -35,10 +35,8 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import multiprocessing
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -57,6 +55,7 @@ from bench.judging_seed import (  # noqa: E402 - after the path is set
     recreate_database,
     seed,
 )
+from bench.load_common import assessors_at_once, load_options  # noqa: E402
 
 
 # ---- The simulated assessors (run in client processes, one thread each) ------------------
@@ -245,14 +244,7 @@ def main() -> None:
     parser.add_argument("--assessors", type=int, default=50)
     parser.add_argument("--hits", type=int, default=200)
     parser.add_argument("--formula-share", type=float, default=0.2)
-    parser.add_argument("--think-ms", type=float, default=1000.0)
-    parser.add_argument("--retry-share", type=float, default=0.05)
-    parser.add_argument("--workers", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--client-procs", type=int, default=2)
-    parser.add_argument("--port", type=int, default=8197)
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--keep-db", action="store_true")
+    load_options(parser, think_ms=1000.0, port=8197)
     parser.add_argument("--no-peer", action="store_true", help="do not measure Turkle")
     parser.add_argument(
         "--no-breakdown", action="store_true", help="skip the per-phase breakdown of a request"
@@ -291,22 +283,10 @@ def main() -> None:
 
     server = start_qrelsmith(options.port, db_url, options.workers, options.threads)
     warm_up(options.port, people[0], options.workers * options.threads * 3)
-    try:
-        shares = [people[i :: options.client_procs] for i in range(options.client_procs)]
-        jobs = [
-            (options.port, share, options.think_ms, options.retry_share, options.seed + i)
-            for i, share in enumerate(shares)
-            if share
-        ]
-        start = time.perf_counter()
-        load_before = os.getloadavg()[0]
-        with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
-            outcomes = pool.map(client_process, jobs)
-        wall = time.perf_counter() - start
-        load_after = os.getloadavg()[0]
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
+    outcomes, wall, loads_before, loads_after = assessors_at_once(
+        client_process, people, options, server
+    )
+    load_before, load_after = loads_before[0], loads_after[0]
 
     total = Outcome()
     for outcome in outcomes:

@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import random
 import re
-import signal
 import sys
 import threading
 import time
@@ -50,6 +48,7 @@ from bench.judging_seed import (  # noqa: E402
     logged_in_session,
     recreate_database,
 )
+from bench.load_common import assessors_at_once, load_options  # noqa: E402
 
 BENCH_DB = "bench_nugget_load"
 SUPPORTS = ("support", "partial_support", "not_support")
@@ -261,14 +260,7 @@ def main() -> None:
     parser.add_argument("--assessors", type=int, default=40)
     parser.add_argument("--answers", type=int, default=8)
     parser.add_argument("--nuggets", type=int, default=15)
-    parser.add_argument("--think-ms", type=float, default=2000.0)
-    parser.add_argument("--retry-share", type=float, default=0.05)
-    parser.add_argument("--workers", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--client-procs", type=int, default=2)
-    parser.add_argument("--port", type=int, default=8198)
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--keep-db", action="store_true")
+    load_options(parser, think_ms=2000.0, port=8198)
     options = parser.parse_args()
     if options.small:
         options.assessors, options.answers, options.nuggets = 5, 3, 5
@@ -297,22 +289,9 @@ def main() -> None:
     connections.close_all()
     server = start_qrelsmith(options.port, db_url, options.workers, options.threads)
     warm_up(options.port, people[0], options.workers * options.threads * 3)
-    try:
-        shares = [people[i :: options.client_procs] for i in range(options.client_procs)]
-        jobs = [
-            (options.port, share, options.think_ms, options.retry_share, options.seed + i)
-            for i, share in enumerate(shares)
-            if share
-        ]
-        start = time.perf_counter()
-        load_before = os.getloadavg()
-        with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
-            results = pool.map(client_process, jobs)
-        wall = time.perf_counter() - start
-        load_after = os.getloadavg()
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
+    results, wall, load_before, load_after = assessors_at_once(
+        client_process, people, options, server
+    )
     total, sent = Outcome(), {}
     for outcome, labels in results:
         total.page_ms += outcome.page_ms
