@@ -7,7 +7,7 @@ MANAGE := $(PY) manage.py
 
 .PHONY: setup demo serve test lint typecheck migrations-check pytest bench browser-deps clean
 
-$(BIN)/activate: pyproject.toml
+$(BIN)/activate: pyproject.toml setup.py evaluation/core/_run_scores.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

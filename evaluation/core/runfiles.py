@@ -53,6 +53,11 @@ from pooling.core.formats import (
 )
 from pooling.core.formats.rows import trec_score
 
+try:  # built by `pip install -e .` (setup.py) where a C compiler is; else Python reads alone
+    from evaluation.core._run_scores import run_scores
+except ImportError:  # pragma: no cover - depends on the install
+    run_scores = None  # type: ignore[assignment]
+
 # (topic, doc, score, tag) columns of each layout; Task 3's doc is the topic (one answer each).
 COLUMNS: dict[RunFormat, tuple[int, int, int, int]] = {
     RunFormat.ARQMATH_ANSWER: (0, 1, 3, 4),
@@ -85,8 +90,8 @@ class EvaluationRun:
         return self.deduplicated if self.deduplicated is not None else dedup_first(self.rows)
 
 
-def _lines_and_format(path: Path, task_kind: str | None) -> tuple[list[str], RunFormat | None]:
-    """The file's lines (gunzipped) and its layout; ``None`` when it cannot be told here.
+def _text_and_format(path: Path, task_kind: str | None) -> tuple[str, RunFormat | None]:
+    """The file's text (gunzipped) and its layout; ``("", None)`` when it cannot be told here.
 
     Read as trec_eval reads a run: ``#`` lines are skipped, and a TREC line (``Q0`` second, or
     any line of a document task) may have columns after the run tag, ignored."""
@@ -96,31 +101,53 @@ def _lines_and_format(path: Path, task_kind: str | None) -> tuple[list[str], Run
     try:
         text = data.decode("utf-8-sig")  # a byte order mark is not part of the first topic
     except UnicodeDecodeError:
-        return [], None
+        return "", None
     if not text.isascii():
-        return [], None  # float() reads non-ASCII digits; the validator (_validated) does not
-    lines = text.splitlines()
-    first = first_fields(lines)
+        return "", None  # float() reads non-ASCII digits; the validator (_validated) does not
+    # The first line that is neither blank nor a comment tells the layout. It is usually near
+    # the top: the whole file is split into lines here only when the head holds none.
+    first = first_fields(text[:_HEAD].splitlines()) or first_fields(text.splitlines())
     if first is None:
-        return lines, None
+        return text, None
     if is_trec_line(first, task_kind):
-        return lines, RunFormat.TREC
-    return lines, detect_format([f.encode() for f in first], task_kind)
+        return text, RunFormat.TREC
+    return text, detect_format([f.encode() for f in first], task_kind)
+
+
+_HEAD = 65_536
+
+
+def _lines_and_format(path: Path, task_kind: str | None) -> tuple[list[str], RunFormat | None]:
+    """``_text_and_format``, the text as lines."""
+    text, run_format = _text_and_format(path, task_kind)
+    return text.splitlines(), run_format
 
 
 def read_evaluation_run(path: str | Path, *, task_kind: str | None = None) -> EvaluationRun:
     """Read a run file (any layout the run parser accepts, gzip or not) for evaluation."""
     path = Path(path)
-    lines, run_format = _lines_and_format(path, task_kind)
+    text, run_format = _text_and_format(path, task_kind)
     if run_format in COLUMNS and task_kind != "formula":
-        scored = _fast_scores(lines, run_format)  # type: ignore[arg-type]
+        scored = _compiled_scores(text, run_format)  # type: ignore[arg-type]
+        if scored is None:
+            scored = _fast_scores(text.splitlines(), run_format)  # type: ignore[arg-type]
         if scored is not None:
             return EvaluationRun(path.name, scored[0], run_format.value, deduplicated=scored[1])  # type: ignore[union-attr]
-    elif run_format in COLUMNS:
+    lines = text.splitlines()
+    if run_format in COLUMNS and task_kind == "formula":
         fast = _fast_rows(lines, run_format)  # type: ignore[arg-type]
         if fast is not None:
             return EvaluationRun(path.name, fast[0], run_format.value, fast[1])  # type: ignore[union-attr]
     return _validated(path, lines, run_format)
+
+
+def _compiled_scores(text: str, run_format: RunFormat) -> tuple[str, Scores] | None:
+    """``_fast_scores`` in C (``_run_scores.c``) when that module is built; None when it is
+    not, or when the file holds anything it leaves to the Python readers to decide."""
+    if run_scores is None:
+        return None
+    t, d, s, g = COLUMNS[run_format]
+    return run_scores(text, WIDTH[run_format], t, d, s, g, run_format is RunFormat.TREC)
 
 
 def _fast_scores(lines: list[str], run_format: RunFormat) -> tuple[str, Scores] | None:
