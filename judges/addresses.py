@@ -35,8 +35,8 @@ def _resolve(host: str, port: int) -> list[str]:
 
 def vetted_addresses(host: str, port: int) -> list[str]:
     """The addresses ``host`` resolves to, in the resolver's order; ForbiddenAddress when any
-    is refused (one bad answer among good ones is refused too: which one a client takes is
-    not ours to choose). socket.gaierror when the name does not resolve."""
+    is refused (one bad answer among good ones is refused too: a name that points there at
+    all is not an endpoint's). socket.gaierror when the name does not resolve."""
     addresses = _resolve(host, port)
     for address in addresses:
         if (refusal := address_refusal(address)) is not None:
