@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import F, QuerySet
+from django.http import Http404
 
+from collection.access import task_for
 from collection.models import RetrievalTask
 from evaluation.models import CURRENT_RESULT, EvaluationResult, TaskPublication
 from kernel.access import is_organizer, is_person
@@ -38,3 +40,22 @@ def results_visible_to(user: Any, task: RetrievalTask | None = None) -> QuerySet
         qrels=F("run__task__publication__qrels"),
         run__team__members=user,
     ).distinct()
+
+
+NUGGET_SCORED = "a RAG task's runs are scored by nuggets: publish them on its nugget publication"
+
+
+def publishes_with_qrels(task: RetrievalTask) -> bool:
+    """Whether ``task``'s results are published with an official qrels version (this app's
+    publication). A RAG task's scores are nugget scores, published by the nuggets app: a
+    qrels-based publication of one would show participants nothing."""
+    return task.kind != RetrievalTask.Kind.RAG
+
+
+def publication_task_for(user: Any, task_id: int) -> RetrievalTask:
+    """The task a publication URL names; not found (404) for a task published elsewhere, as
+    the other pages that fit only some kinds of task answer."""
+    task = task_for(user, task_id)
+    if not publishes_with_qrels(task):
+        raise Http404(NUGGET_SCORED)
+    return task

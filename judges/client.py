@@ -5,6 +5,9 @@ shared by the run's threads. 429, 5xx, timeouts and dropped connections are retr
 backoff (judges.core.retry) up to MAX_TRIES; 401/403 stop the run (the key is wrong, and every
 question would fail alike); any other 4xx is that question's failure. The API key goes into
 the Authorization header and nowhere else: no message, log line or stored row contains it.
+Redirects are never followed (a redirect is that question's failure), and every connection
+goes only to an address ``judges.addresses`` allows, checked after the name is resolved: a
+refused address stops the run like refused credentials.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 import urllib3
 from urllib3.exceptions import HTTPError as Urllib3Error
 
+from judges.addresses import ForbiddenAddress, guarded_pool_manager
 from judges.core.retry import MAX_TRIES, backoff_seconds
 from judges.limits import EndpointLimiter
 
@@ -75,7 +79,7 @@ class ChatClient:
         seed: int = 0,
     ) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
-        self.http = urllib3.PoolManager(num_pools=2, maxsize=pool_size, block=False, retries=False)
+        self.http = guarded_pool_manager(num_pools=2, maxsize=pool_size, block=False, retries=False)
         self.timeout = urllib3.Timeout(connect=min(timeout, 10.0), read=timeout)
         self.headers = {"Content-Type": "application/json"}
         if api_key:
@@ -105,9 +109,12 @@ class ChatClient:
                     headers=self.headers,
                     timeout=self.timeout,
                     preload_content=False,
+                    redirect=False,  # a redirect could lead anywhere: it is an answer, not followed
                 )
                 data = response.read(MAX_ANSWER_BYTES + 1)
                 response.release_conn()
+            except ForbiddenAddress as error:
+                raise EndpointRefused(f"the endpoint's address is refused: {error}") from error
             except Urllib3Error as error:
                 last = f"no answer ({type(error).__name__})"
                 response = None

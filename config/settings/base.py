@@ -61,6 +61,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before the CSRF check, which reads a form's whole body: an upload past its view's limit
+    # is refused (413) before a byte of it is read (kernel/request_limits.py).
+    "kernel.request_limits.BodyLimitMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -178,6 +181,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # run is about 6 MB), and the longest line in one (a Task 3 answer line is a few KB).
 RUN_FILE_MAX_BYTES = int(os.environ.get("RUN_FILE_MAX_BYTES", str(50 * 1024 * 1024)))
 RUN_LINE_MAX_BYTES = int(os.environ.get("RUN_LINE_MAX_BYTES", str(64 * 1024)))
+# The largest run upload request (web form or REST, the file as sent, compressed or not, with
+# the form's other fields), refused with a 413 before it is read: by default the largest run
+# file plus 1 MiB for the rest of the form (a file compressed with gzip is no larger than it
+# is decompressed, give or take a few bytes a block).
+RUN_UPLOAD_MAX_BYTES = int(
+    os.environ.get("RUN_UPLOAD_MAX_BYTES", str(RUN_FILE_MAX_BYTES + 1024 * 1024))
+)
 # A qrels file uploaded on the results pages is parsed whole: ARQMath's are about 1 MB, the
 # largest TREC ones a few tens of MB.
 QRELS_FILE_MAX_BYTES = int(os.environ.get("QRELS_FILE_MAX_BYTES", str(100 * 1024 * 1024)))

@@ -16,8 +16,11 @@ from assessment.access import assessor_candidates
 from assessment.models import MachineJudge
 from collection.access import task_for
 from evaluation.models import HumanSample
-from evaluation.selectors.human_sample import SampleEstimates, human_sample_estimates
-from evaluation.selectors.sample_routing import sample_routing
+from evaluation.selectors.human_sample import SampleEstimates
+from evaluation.selectors.sample_routing import (
+    SampleRouting,
+    samples_with_routing,
+)
 from evaluation.services.human_sample import (
     MAX_BUDGET,
     SampleError,
@@ -44,9 +47,8 @@ class SampleAssignRequestSerializer(serializers.Serializer):
     )
 
 
-def estimates_json(found: SampleEstimates) -> dict[str, Any]:
+def estimates_json(found: SampleEstimates, routing: SampleRouting) -> dict[str, Any]:
     sample = found.sample
-    routing = sample_routing(sample)
     return {
         "id": sample.pk,
         "judge": sample.judge.name,
@@ -94,9 +96,8 @@ class HumanSampleView(APIView):
     def get(self, request: Request, task_id: int) -> Response:
         task = task_for(request.user, task_id)
         samples = HumanSample.objects.filter(task=task).select_related("judge", "task")
-        return Response(
-            [estimates_json(human_sample_estimates(sample=s)) for s in samples.order_by("pk")]
-        )
+        shown = samples_with_routing(samples.order_by("pk"))
+        return Response([estimates_json(found, routing) for found, routing in shown])
 
     def post(self, request: Request, task_id: int) -> Response:
         task = task_for(request.user, task_id)
@@ -115,8 +116,8 @@ class HumanSampleView(APIView):
             )
         except SampleError as error:
             raise ValidationError({"detail": str(error)}) from None
-        found = human_sample_estimates(sample=sample)
-        return Response(estimates_json(found), status=status.HTTP_201_CREATED)
+        ((found, routing),) = samples_with_routing([sample])
+        return Response(estimates_json(found, routing), status=status.HTTP_201_CREATED)
 
 
 class HumanSampleAssignView(APIView):
@@ -148,6 +149,6 @@ class HumanSampleAssignView(APIView):
                 "added": routed.added,
                 "covered": routed.covered,
                 "refused": routed.refused,
-                "sample": estimates_json(human_sample_estimates(sample=sample)),
+                "sample": estimates_json(*samples_with_routing([sample])[0]),
             }
         )

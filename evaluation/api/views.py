@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from collection.access import task_for
 from collection.models import RetrievalTask
 from evaluation import selectors
-from evaluation.access import results_visible_to
+from evaluation.access import publication_task_for, results_visible_to
 from evaluation.api.serializers import (
     EvaluationResultSerializer,
     OfficialMeasuresSerializer,
@@ -198,11 +198,11 @@ class PublicationView(APIView):
 
     @extend_schema(responses={200: PublicationSerializer})
     def get(self, request: Request, task_id: int) -> Response:
-        return self._state(task_for(request.user, task_id))
+        return self._state(publication_task_for(request.user, task_id))
 
     @extend_schema(request=PublishSerializer, responses={200: PublicationSerializer})
     def post(self, request: Request, task_id: int) -> Response:
-        task = task_for(request.user, task_id)
+        task = publication_task_for(request.user, task_id)
         incoming = PublishSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         qrels = QrelsVersion.objects.filter(task=task, pk=incoming.validated_data["qrels"]).first()
@@ -216,7 +216,7 @@ class PublicationView(APIView):
 
     @extend_schema(responses={200: PublicationSerializer})
     def delete(self, request: Request, task_id: int) -> Response:
-        task = task_for(request.user, task_id)
+        task = publication_task_for(request.user, task_id)
         try:
             results_withdraw(task=task, by=request.user)
         except PublicationError as error:

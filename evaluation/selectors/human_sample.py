@@ -92,12 +92,16 @@ class SampleEstimates:
     strata: list[tuple[str, int, int, int]] = field(default_factory=list)  # label, N, drawn, judged
 
 
-def human_sample_estimates(*, sample: HumanSample) -> SampleEstimates:
+def human_sample_estimates(
+    *, sample: HumanSample, people: dict[ItemKey, int] | None = None
+) -> SampleEstimates:
     """Each run's official measures estimated from the machine's grades and the people's
-    grades of the drawn items, with 95% intervals (``evaluation.core.ppi``)."""
+    grades of the drawn items, with 95% intervals (``evaluation.core.ppi``). ``people`` is
+    ``people_item_grades(sample.task)`` when the caller has built it already (a page showing
+    every sample of a task builds the people's qrels once)."""
     task = sample.task
     machine = machine_item_grades(task, sample.judge)
-    people = people_item_grades(task)
+    people = people_item_grades(task) if people is None else people
     rows = list(sample.items.values_list("topic", "item", "stratum", "inclusion"))
     draws = [SampleDraw(t, i, s, p) for t, i, s, p in rows]
     human = {

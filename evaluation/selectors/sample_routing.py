@@ -7,14 +7,19 @@ item's key (a post id, a docno, or in a formula task the visual id).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from assessment.models import Assignment, AssignmentItem
 from evaluation.models import HumanSample
-from evaluation.selectors.human_sample import people_item_grades
+from evaluation.selectors.human_sample import (
+    SampleEstimates,
+    human_sample_estimates,
+    people_item_grades,
+)
 from pooling.models import PoolItem
 
-__all__ = ["SampleRouting", "drawn_pool_items", "sample_routing"]
+__all__ = ["SampleRouting", "drawn_pool_items", "sample_routing", "samples_with_routing"]
 
 
 def drawn_pool_items(sample: HumanSample) -> dict[tuple[str, str], tuple[int, int]]:
@@ -48,10 +53,13 @@ class SampleRouting:
     waiting: dict[int, list[int]]
 
 
-def sample_routing(sample: HumanSample) -> SampleRouting:
-    """Where ``sample``'s drawn items stand (a fixed number of queries)."""
+def sample_routing(
+    sample: HumanSample, *, people: dict[tuple[str, str], int] | None = None
+) -> SampleRouting:
+    """Where ``sample``'s drawn items stand (a fixed number of queries); ``people`` is
+    ``people_item_grades(sample.task)`` when the caller has built it already."""
     pool = drawn_pool_items(sample)
-    people = people_item_grades(sample.task)
+    people = people_item_grades(sample.task) if people is None else people
     waiting: dict[int, list[int]] = {}
     for key, (topic_id, item_id) in pool.items():
         if key not in people:
@@ -75,3 +83,22 @@ def sample_routing(sample: HumanSample) -> SampleRouting:
     return SampleRouting(
         in_pool=len(pool), judged=len(people.keys() & pool.keys()), queued=queued, waiting=waiting
     )
+
+
+def samples_with_routing(
+    samples: Iterable[HumanSample],
+) -> list[tuple[SampleEstimates, SampleRouting]]:
+    """Each of one task's ``samples`` with its estimates and its routing, the people's qrels
+    built once for all of them (they are the task's, whichever judge a sample is drawn for)."""
+    found: list[tuple[SampleEstimates, SampleRouting]] = []
+    people: dict[tuple[str, str], int] | None = None
+    for sample in samples:
+        if people is None:
+            people = people_item_grades(sample.task)
+        found.append(
+            (
+                human_sample_estimates(sample=sample, people=people),
+                sample_routing(sample, people=people),
+            )
+        )
+    return found

@@ -14,12 +14,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from collection.models import RetrievalTask
+from evaluation.access import NUGGET_SCORED, publishes_with_qrels
 from evaluation.models import PublicationEvent, QrelsVersion, TaskPublication
 from evaluation.selectors import runs_not_scored, visible_results
 
 
 class PublicationError(ValueError):
     """A publication that cannot be done (shown to the organizer)."""
+
+
+def _check_kind(task: RetrievalTask) -> None:
+    if not publishes_with_qrels(task):
+        raise PublicationError(NUGGET_SCORED)
 
 
 def _who(by: Any) -> tuple[Any, str]:
@@ -44,6 +50,7 @@ def _scored_runs(task: RetrievalTask, qrels: QrelsVersion) -> dict[str, list[str
 def results_publish(*, task: RetrievalTask, qrels: QrelsVersion, by: Any) -> TaskPublication:
     """Make ``qrels`` the task's official version and show participants their runs' scores on
     it. Re-publishing with another version switches the official one; both are recorded."""
+    _check_kind(task)
     if qrels.task_id != task.pk:
         raise PublicationError(f"qrels version {qrels.pk} belongs to another task, not {task}")
     if qrels.level != "item":

@@ -14,8 +14,7 @@ from assessment.access import assessor_candidates
 from assessment.models import MachineJudge
 from collection.access import task_for
 from evaluation.models import HumanSample
-from evaluation.selectors.human_sample import human_sample_estimates
-from evaluation.selectors.sample_routing import sample_routing
+from evaluation.selectors.sample_routing import samples_with_routing
 from evaluation.services.human_sample import (
     MAX_BUDGET,
     ItemsRouted,
@@ -97,7 +96,7 @@ def human_sample_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 for problem in problems:
                     messages.error(request, f"{field}: {problem}")
     samples = HumanSample.objects.filter(task=task).select_related("judge", "task").order_by("pk")
-    found = [(human_sample_estimates(sample=s), sample_routing(s)) for s in samples]
+    found = samples_with_routing(samples)
     status = 400 if request.method == "POST" else 200
     return render(
         request,

@@ -12,9 +12,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from collection.access import task_for
 from collection.models import RetrievalTask
 from evaluation import selectors
+from evaluation.access import publication_task_for
 from evaluation.models import PublicationEvent, QrelsVersion
 from evaluation.services import PublicationError, results_publish, results_withdraw
 from evaluation.views.results import qrels_notice
@@ -25,7 +25,7 @@ from kernel.params import BadParameter, page_filter, parse_id
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def publication_page(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = task_for(request.user, task_id)
+    task = publication_task_for(request.user, task_id)
     if request.method == "POST":
         return _change(request, task)
     publication = selectors.publication_of(task)

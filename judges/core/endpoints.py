@@ -3,10 +3,17 @@
 The base URL is where ``/chat/completions`` is posted: http or https, a host, no user or
 password (a key in the URL would be stored and shown), no query or fragment. The API key is
 never a setting: ``api_key_env`` names the environment variable that holds it.
+
+Where a request may go: anywhere but the addresses no judge serves from and a request could
+abuse (``address_refusal``): link-local ones, where cloud metadata services hand out the
+machine's credentials (169.254.169.254, fe80::/10), the unspecified "this host" address
+(0.0.0.0, ::), multicast and broadcast. Loopback and private addresses stay allowed: vLLM and
+Ollama usually run on the same machine or the LAN.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -14,6 +21,7 @@ from urllib.parse import urlsplit
 __all__ = [
     "BASE_URL_MAX_CHARS",
     "EndpointFields",
+    "address_refusal",
     "base_url_normalise",
     "endpoint_problems",
 ]
@@ -36,6 +44,42 @@ class EndpointFields:
     requests_per_minute: int = 0  # 0: no limit
     timeout_seconds: float = 60.0
     price_per_1k_tokens: float = 0.0
+
+
+# Metadata services outside the link-local range: AWS's IPv6 one (in a private range) and
+# Alibaba Cloud's (in the carrier-grade NAT range).
+METADATA_ADDRESSES = frozenset(
+    {ipaddress.ip_address("fd00:ec2::254"), ipaddress.ip_address("100.100.100.200")}
+)
+THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")  # RFC 1122: "this host on this network"
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: an IPv4 address in its last 32 bits
+
+
+def address_refusal(address: str) -> str | None:
+    """Why no request may go to ``address`` (an IP address as text, an IPv6 one perhaps with
+    its zone), or None when it may (anything that is not an IP address: a name is checked
+    where it is resolved). An IPv4 address inside an IPv6 one is judged as itself."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return address_refusal(str(ip.ipv4_mapped))
+        if ip in NAT64:
+            return address_refusal(str(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)))
+        ip = ipaddress.IPv6Address(str(ip).split("%", 1)[0])  # the zone does not matter
+    if ip in METADATA_ADDRESSES:
+        return f"{ip}, a cloud metadata address"
+    if ip.is_link_local:
+        return f"{ip}, a link-local address (where cloud metadata services answer)"
+    if ip.is_unspecified or ip in THIS_NETWORK:
+        return f'{ip}, an unspecified address ("this host", not a server\'s address)'
+    if ip.is_multicast:
+        return f"{ip}, a multicast address"
+    if ip == ipaddress.IPv4Address("255.255.255.255"):
+        return f"{ip}, the broadcast address"
+    return None
 
 
 def base_url_normalise(url: str) -> str:
@@ -62,6 +106,8 @@ def _base_url_problem(url: str) -> str | None:
         return "base URL: no query or fragment"
     if port == 0:
         return "base URL: port 0 is not a port"
+    if (refusal := address_refusal(parts.hostname)) is not None:
+        return f"base URL: {refusal}; a judge endpoint may not be there"
     return None
 
 

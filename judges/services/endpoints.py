@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 
+from judges.addresses import host_refusal
 from judges.client import ChatClient
 from judges.core.endpoints import EndpointFields, base_url_normalise, endpoint_problems
 from judges.limits import EndpointLimiter
@@ -30,7 +32,8 @@ class EndpointError(Exception):
 
 
 def endpoint_add(*, fields: EndpointFields, created_by: Any = None) -> JudgeEndpoint:
-    """Register an endpoint; every problem of ``fields`` is reported, nothing stored then."""
+    """Register an endpoint; every problem of ``fields`` is reported, nothing stored then. A
+    base URL whose host resolves to a refused address (``judges.core.endpoints``) is one."""
     fields = EndpointFields(
         **{
             **fields.__dict__,
@@ -40,7 +43,14 @@ def endpoint_add(*, fields: EndpointFields, created_by: Any = None) -> JudgeEndp
             "api_key_env": fields.api_key_env.strip(),
         }
     )
-    if problems := endpoint_problems(fields):
+    problems = endpoint_problems(fields)
+    if not any(p.startswith("base URL:") for p in problems):
+        # The name's addresses now; each request checks them again (judges.addresses).
+        parts = urlsplit(fields.base_url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        if (refusal := host_refusal(parts.hostname or "", port)) is not None:
+            problems.append(f"base URL: {refusal}; a judge endpoint may not be there")
+    if problems:
         raise EndpointError(problems)
     try:
         with transaction.atomic():

@@ -76,6 +76,7 @@ class RagRunUploadView(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [IsAuthenticated]
     throttle_scope = RUN_UPLOAD_SCOPE
+    body_limit_setting = "RUN_UPLOAD_MAX_BYTES"  # kernel.request_limits: 413 before reading
 
     def get_throttles(self) -> list[Any]:
         return [run_upload_throttle()]

@@ -16,6 +16,7 @@ from judges.services.endpoints import EndpointError
 from kernel.access import is_organizer, organizer_required
 from kernel.params import page_filter, parse_choice, parse_int
 from kernel.queue import QueueUnavailable
+from kernel.request_limits import body_limit
 from nuggets.access import own_nugget_assignment, rag_topic_for
 from nuggets.core.scores import MEASURES
 from nuggets.core.significance import DEFAULT_TRIALS
@@ -177,6 +178,7 @@ def scores_page(request: HttpRequest, task_id: int) -> HttpResponse:
     return render(request, "nuggets/scores.html", context)
 
 
+@body_limit("RUN_UPLOAD_MAX_BYTES")
 @login_required
 def runs_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = task_for(request.user, task_id)

@@ -41,6 +41,7 @@ class RunViewSet(
     parser_classes = [MultiPartParser, FormParser]
     lookup_value_converter = "id"  # /api/runs/<id:pk>/: a bad or huge id is a 404
     throttle_scope = RUN_UPLOAD_SCOPE
+    body_limit_setting = "RUN_UPLOAD_MAX_BYTES"  # kernel.request_limits: 413 before reading
 
     def get_queryset(self) -> QuerySet[Run]:
         if getattr(self, "swagger_fake_view", False):  # drf-spectacular building the schema

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
@@ -19,6 +20,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from collection.models import RetrievalTask
+from kernel.request_limits import body_limit
 from pooling.access import runs_visible_to, tasks_open_to, teams_of
 from pooling.api.throttles import run_upload_wait, wait_message
 from pooling.models import RUN_DESCRIPTION_MAX_CHARS, Run, Team
@@ -61,6 +63,11 @@ class RunUploadForm(forms.Form):
         ids = tasks.filter(kind=RetrievalTask.Kind.DOCUMENT).values_list("pk", flat=True)
         return " ".join(str(pk) for pk in ids)
 
+    def max_bytes(self) -> int:
+        """The largest upload the server reads (kernel.request_limits), for upload.js to say
+        so before sending a larger file."""
+        return int(settings.RUN_UPLOAD_MAX_BYTES)
+
     def clean_declared_data(self) -> str:
         return self.cleaned_data.get("declared_data") or Run.DeclaredData.BOTH
 
@@ -100,6 +107,7 @@ def _submit(request: HttpRequest, form: RunUploadForm) -> tuple[Run | None, dict
     return submission.run, {"created": submission.created}
 
 
+@body_limit("RUN_UPLOAD_MAX_BYTES")
 @login_required
 @require_http_methods(["GET", "POST"])
 def runs_page(request: HttpRequest) -> HttpResponse:

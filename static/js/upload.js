@@ -87,6 +87,15 @@
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
+    // The server refuses a larger upload before reading it (413); say so without sending it.
+    var limit = Number(form.dataset.maxBytes || 0);
+    var chosen = form.querySelector("input[type=file]");
+    var file = chosen && chosen.files && chosen.files[0];
+    if (limit && file && file.size > limit) {
+      showFailure({ detail: "file: this upload is " + file.size.toLocaleString("en") +
+        " bytes, over the limit of " + limit.toLocaleString("en") + " bytes a request (RUN_UPLOAD_MAX_BYTES); nothing was sent" });
+      return;
+    }
     var xhr = new XMLHttpRequest();
     xhr.open("POST", form.action);
     xhr.setRequestHeader("Accept", "application/json");

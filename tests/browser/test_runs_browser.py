@@ -112,3 +112,30 @@ def test_plain_form_post_shows_problems_when_javascript_is_off(
     assert "document 501 repeated for topic A.1" in page.inner_text("table.problems")
     context.close()
     assert not Run.objects.exists()
+
+
+def test_a_file_past_the_upload_limit_is_refused_naming_it_whether_sent_or_not(
+    page, login, tmp_path, settings
+) -> None:  # type: ignore[no-untyped-def]
+    """The page's script says a file is too large without sending it; sent anyway (the
+    script's limit removed), the server refuses it unread with the same words, as JSON."""
+    participant()
+    settings.RUN_UPLOAD_MAX_BYTES = 1_000
+    big = tmp_path / "big.tsv"
+    big.write_text("".join(f"A.1\tQ0\t{doc}\t{doc}\t0.5\tweb\n" for doc in range(1, 200)))
+    login("alice")
+    page.goto("/runs/")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    fill_form(page, big)
+    page.click("#upload-button")
+    said = page.locator(".result-bad").inner_text()
+    assert f"this upload is {big.stat().st_size:,} bytes" in said
+    assert "over the limit of 1,000 bytes a request (RUN_UPLOAD_MAX_BYTES)" in said
+    assert posts == []  # not sent
+    page.evaluate("() => { delete document.getElementById('upload-form').dataset.maxBytes; }")
+    page.click("#upload-button")
+    page.wait_for_function("() => /nothing was read or stored/.test(document.body.innerText)")
+    assert len(posts) == 1
+    assert "over the limit of 1,000 bytes a request" in page.locator(".result-bad").inner_text()
+    assert not Run.objects.exists()

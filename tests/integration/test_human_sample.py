@@ -85,3 +85,64 @@ def test_people_and_machine_page_shows_intervals_to_organizers(tmp_path: Path) -
     assert "0.7500 <small>[0.7500, 0.7500]</small>" in text
     bad = client.post(url, {"judge": judge.pk, "budget": -1, "seed": 0})
     assert bad.status_code == 400
+
+
+def _people_builds(queries: list[dict[str, str]]) -> int:
+    """How many qrels were built: each build (the people's, or one machine judge's) reads the
+    task's adjudications once."""
+    return sum('FROM "assessment_adjudication"' in q["sql"] for q in queries)
+
+
+def test_the_page_and_rest_build_the_peoples_qrels_once_when_a_task_has_two_samples(
+    tmp_path: Path,
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from evaluation.selectors.human_sample import human_sample_estimates
+    from evaluation.selectors.sample_routing import sample_routing
+
+    data, judge = _task_and_judge(tmp_path)
+    second, _ = import_judge(data.task, tmp_path, jsonl(JUDGE_GRADES), name="second")
+    organizer = UserFactory.create(is_staff=True)
+    api = APIClient()
+    api.force_authenticate(organizer)
+    url = reverse("evaluation_api:human-sample", args=[data.task.pk])
+    for which, budget in ((judge, 100), (second, 4)):
+        answer = api.post(url, {"judge": which.pk, "budget": budget, "seed": 1}, format="json")
+        assert answer.status_code == 201, answer.content
+    # The figures as each sample alone gives them (people's qrels built per sample).
+    alone = {
+        s.pk: (human_sample_estimates(sample=s), sample_routing(s))
+        for s in HumanSample.objects.select_related("judge", "task")
+    }
+    client = Client()
+    client.force_login(organizer)
+    page_url = reverse("evaluation:human-sample", args=[data.task.pk])
+    with CaptureQueriesContext(connection) as page_queries:
+        page = client.get(page_url)
+    assert page.status_code == 200
+    # Two machine judges' qrels and the people's once (it was once per sample, twice over).
+    assert _people_builds(page_queries.captured_queries) == 2 + 1
+    with CaptureQueriesContext(connection) as api_queries:
+        listed = api.get(url).json()
+    assert _people_builds(api_queries.captured_queries) == 2 + 1
+    for shown in listed:
+        estimates, routing = alone[shown["id"]]
+        assert (shown["drawn"], shown["judged"], shown["in_pool"], shown["queued"]) == (
+            estimates.drawn,
+            estimates.judged,
+            routing.in_pool,
+            routing.queued,
+        )
+        assert {r["run"]: r["estimates"] for r in shown["runs"]} == {
+            label: {
+                name: {k: v for k, v in e.__dict__.items() if k != "measure"}
+                for name, e in values.items()
+            }
+            for label, values in estimates.rows
+        }
+    # Every figure on the page is the one each sample gives alone.
+    text = page.content.decode()
+    for estimates, _ in alone.values():
+        assert f"<strong>{estimates.judged}</strong> items judged by people" in text

@@ -759,3 +759,40 @@ def test_a_rag_task_offers_only_the_nugget_publication_on_the_results_pages(task
         assert f'href="/nuggets/tasks/{task.pk}/published/">Nugget publication…</a>' in text
         assert f"/results/{task.pk}/publication/" not in text
         assert "Publish…" not in text
+
+
+def test_the_organizers_results_list_links_a_rag_tasks_nugget_publication_once(
+    task, client
+) -> None:
+    _runs(task)
+    client.force_login(_organizer())
+    text = client.get("/results/").content.decode()
+    row = next(r for r in text.split("<tr>") if f"<code>{task.name}</code>" in r)
+    assert row.count(f'href="/nuggets/tasks/{task.pk}/published/"') == 1
+    assert "Nugget publication…" in row
+
+
+def test_the_qrels_publication_of_a_rag_task_is_not_found_when_opened(task, client) -> None:
+    """A RAG task publishes its nugget scores through the nuggets app: the qrels-based
+    publication page and endpoint answer 404, like the other pages that fit only some kinds of
+    task, and the service refuses it, so nothing is published with qrels."""
+    from evaluation.models import PublicationEvent, QrelsVersion, TaskPublication
+    from evaluation.services import PublicationError, results_publish
+
+    _runs(task)
+    organizer = _organizer()
+    qrels = QrelsVersion.objects.create(task=task, level="item", content="", checksum="x" * 64)
+    client.force_login(organizer)
+    page = f"/results/{task.pk}/publication/"
+    assert client.get(page).status_code == 404
+    assert client.post(page, {"action": "publish", "qrels": qrels.pk}).status_code == 404
+    api = APIClient()
+    api.force_authenticate(organizer)
+    endpoint = f"/api/results/{task.pk}/publication/"
+    assert api.get(endpoint).status_code == 404
+    assert api.post(endpoint, {"qrels": qrels.pk}, format="json").status_code == 404
+    assert api.delete(endpoint).status_code == 404
+    with pytest.raises(PublicationError, match="nugget publication"):
+        results_publish(task=task, qrels=qrels, by=organizer)
+    assert not PublicationEvent.objects.exists()
+    assert not TaskPublication.objects.exists()
