@@ -36,7 +36,7 @@ def read(text: str, *, in_c: bool) -> object:
     """What evaluation reads from the file, with or without the compiled module: its tag and
     scores, or the error."""
     compiled_reader = runfiles.run_scores
-    runfiles.run_scores = compiled_reader if in_c else None
+    runfiles.run_scores = compiled_reader if in_c else None  # type: ignore[assignment]
     try:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "run.txt"
