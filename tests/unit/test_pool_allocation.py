@@ -116,7 +116,7 @@ def test_spreading_by_gain_beats_equal_shares_on_a_deep_pooled_collection() -> N
             assert all(sum(t == topic for t, _d in spread) >= floor for topic in ranked)
 
 
-def share_rule_alone(topic: str, tallies: dict[str, TopicTally], total: int) -> bool:
+def share_rule_alone(topic: str | int, tallies: dict[str | int, TopicTally], total: int) -> bool:
     """The share rule as it stood before idle budget, written out: below the floor, or (the
     other topics' missing floors kept) fewer judgments above the floor than the share."""
     n = len(tallies)
@@ -144,7 +144,9 @@ def share_rule_alone(topic: str, tallies: dict[str, TopicTally], total: int) -> 
 def test_idle_budget_allows_nothing_more_when_every_topic_can_take_judgments(
     topics: list[tuple[int, list[bool]]], total: int
 ) -> None:
-    tallies = {f"t{i}": topic_tally(spent, judged) for i, (spent, judged) in enumerate(topics)}
+    tallies: dict[str | int, TopicTally] = {
+        f"t{i}": topic_tally(spent, judged) for i, (spent, judged) in enumerate(topics)
+    }
     for topic in tallies:
         assert task_share_allows(topic, tallies, total) == share_rule_alone(topic, tallies, total)
 
@@ -162,7 +164,7 @@ def test_idle_budget_allows_nothing_more_when_every_topic_can_take_judgments(
 def test_idle_budget_never_exceeds_the_total_nor_takes_a_kept_floor_when_some_topics_idle(
     topics: list[tuple[int, list[bool], bool, bool]], total: int
 ) -> None:
-    tallies = {}
+    tallies: dict[str | int, TopicTally] = {}
     for i, (spent, judged, assessed, exhausted) in enumerate(topics):
         tallies[f"t{i}"] = topic_tally(spent, judged)
         tallies[f"t{i}"].assessed, tallies[f"t{i}"].exhausted = assessed, exhausted
@@ -213,7 +215,7 @@ def test_idle_budget_is_what_judging_topics_cannot_claim_when_one_topic_is_unass
     assert 2 < shares[0] < 3  # a may have 3 + 3: it has 6
     assert 11 < shares[1] < 12  # b may have 3 + 12: it has 5, so it claims 12 - 2 = 10 more
     a, b, c = topic_tally(6, [False] * 6), topic_tally(5, [True] * 5), topic_tally(1, [])
-    tallies = {"a": a, "b": b, "c": c}
+    tallies: dict[str | int, TopicTally] = {"a": a, "b": b, "c": c}
     assert not task_share_allows("a", tallies, 30)
     # c has no assessor: its floor (2 more) is kept, its share is idle. 30 - 12 = 18 left,
     # 2 kept for c and 10 claimed by b: a may take 6 more, while its judgments are pending.
