@@ -7,9 +7,16 @@ synthetic document collection and runs into a scratch PostgreSQL database, then 
 - judging in priority order: an official assessor per topic asks for the next item (the
   server replays the strategy over the topic's judgments so far, under the topic's pool lock,
   and adds the item) and judges it through the judging service, ``--judge`` times a topic; the
-  time of each ask (median, 95th percentile, largest) and of each submit.
+  time of each ask (median, 95th percentile, largest) and of each submit;
+- after each submit, the time of asking whether more comes (``grows_on_demand``: what the
+  judging page and API ask to offer a next item; under a task budget, the same share rule as
+  the next item, reading every topic's judgments).
+
+With ``--scope task`` the budget (``--budget`` times the topics) is the task's, shared by the
+topics (docs/pooling.md, "Budgeted pools in the app").
 
     .venv/bin/python bench/priority_judging.py [--small] [--topics N] [--runs N] [--rows N]
+        [--scope topic|task]
 
 The scratch database is ``<DATABASE_URL's name>_prioritybench`` (created and dropped here).
 """
@@ -37,17 +44,20 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def judge_in_priority_order(task: object, judgments: int) -> tuple[list[float], list[float]]:
+def judge_in_priority_order(
+    task: object, judgments: int
+) -> tuple[list[float], list[float], list[float]]:
     """Each topic's official assessor asks for the next item and grades it, ``judgments``
-    times; the seconds of each ask and of each submit."""
+    times; the seconds of each ask, of each submit and of each "more to come?" after it."""
     from django.contrib.auth.models import User
 
     from assessment.models import Assignment
+    from assessment.selectors.priority import grows_on_demand
     from assessment.services.judging import HitVerdict, item_submit
     from assessment.services.priority import priority_next_item
     from pooling.models import Hit, PoolItem
 
-    asks, submits = [], []
+    asks, submits, more = [], [], []
     assessor = User.objects.create_user("bench-assessor", password="x")  # noqa: S106
     for topic in task.topics.order_by("id"):  # type: ignore[attr-defined]
         assignment = Assignment.objects.create(
@@ -72,7 +82,10 @@ def judge_in_priority_order(task: object, judgments: int) -> tuple[list[float], 
                 verdicts=[HitVerdict(hit_id=hit.pk, grade=grade)],
             )
             submits.append(time.perf_counter() - start)
-    return asks, submits
+            start = time.perf_counter()
+            grows_on_demand(assignment)
+            more.append(time.perf_counter() - start)
+    return asks, submits, more
 
 
 def run_benchmark(args: argparse.Namespace) -> None:
@@ -97,10 +110,15 @@ def run_benchmark(args: argparse.Namespace) -> None:
     items = PoolItem.objects.filter(topic__task=task).count()
     report("build, rrf, per-topic budget", time.perf_counter() - start, f"{items:,} items")
     start = time.perf_counter()
-    pool_build(task=task, strategy=pool_strategy("mm-ns", args.budget, "topic", 1))
+    budget = args.budget * (args.topics if args.scope == "task" else 1)
+    pool_build(task=task, strategy=pool_strategy("mm-ns", budget, args.scope, 1))
     items = PoolItem.objects.filter(topic__task=task).count()
-    report("build, mm-ns (first item of each topic)", time.perf_counter() - start, f"{items} items")
-    asks, submits = judge_in_priority_order(task, args.judge)
+    report(
+        f"build, mm-ns, {budget} a {args.scope} (first items)",
+        time.perf_counter() - start,
+        f"{items} items",
+    )
+    asks, submits, more = judge_in_priority_order(task, args.judge)
     report(
         "ask for the next item (median)",
         statistics.median(asks),
@@ -108,6 +126,11 @@ def run_benchmark(args: argparse.Namespace) -> None:
         f"{len(asks)} asks",
     )
     report("submit a judgment (median)", statistics.median(submits), f"{len(submits)} submits")
+    report(
+        "more to come? after a submit (median)",
+        statistics.median(more),
+        f"p95 {percentile(more, 0.95) * 1000:.0f} ms, max {max(more) * 1000:.0f} ms",
+    )
     print(f"{'load average at the end':<46} {os.getloadavg()[0]:8.1f}")
 
 
@@ -117,6 +140,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--rows", type=int, default=1_000)
     parser.add_argument("--budget", type=int, default=100, help="judgments per topic")
+    parser.add_argument(
+        "--scope", choices=("topic", "task"), default="topic", help="whose budget (task: shared)"
+    )
     parser.add_argument("--judge", type=int, default=20, help="judgments made per topic")
     parser.add_argument("--small", action="store_true", help="5 topics x 10 runs x 200 rows")
     parser.add_argument("--seed", type=int, default=2026)

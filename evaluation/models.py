@@ -266,6 +266,9 @@ class PoolPlanJob(JobRow):
     budgets = models.JSONField(default=list)  # totals over all topics
     measures = models.JSONField(default=list)
     seed = models.IntegerField(default=0)
+    # The runs strategies may pool from, named as budgeted pools name them (every accepted
+    # run is scored). Empty only in plans recorded before the choice: every accepted run.
+    pool_runs = models.JSONField(default=list, blank=True)
     steps_done = models.PositiveIntegerField(default=0)  # strategies replayed
     steps_total = models.PositiveIntegerField(default=0)
     rows = models.JSONField(default=list, blank=True)  # PlanRow.as_dict() per strategy, budget

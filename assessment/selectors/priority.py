@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from assessment.models import Assignment, Judgment
+from collection.models import Topic
+from pooling.core.algorithms.strategies.priority import PoolStrategy
+from pooling.selectors.pool_inputs import pooled_runs
 from pooling.selectors.strategy_inputs import STRATEGY_KINDS as KINDS
-from pooling.selectors.strategy_inputs import adaptive_topics, topic_strategy
-from pooling.services.priority_items import budget_left
+from pooling.selectors.strategy_inputs import adaptive_topics, topic_strategy, topics_with_unpooled
+from pooling.services.priority_items import TaskJudging, budget_left
 
 # Judgments an adaptive strategy learns from: people's, not practice rounds or machine judges.
 LEARNED_FROM = (Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL)
@@ -20,12 +23,47 @@ LEARNED_FROM = (Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL)
 
 def grows_on_demand(assignment: Assignment) -> bool:
     """Whether the assignment's next item, once every item it has is judged, is the one an
-    adaptive strategy chooses next (and the budget allows one more)."""
+    adaptive strategy chooses next: the budget allows one more (under a task budget: the
+    topic's share, or idle budget, as the next item is chosen) and the runs hold one."""
     # Only document and answer tasks are pooled by budgeted strategies: the others cost no query.
     if assignment.training_round_id is not None or assignment.topic.task.kind not in KINDS:
         return False
     spec, _build = topic_strategy(assignment.topic_id)
-    return spec is not None and spec.adaptive and budget_left(spec, assignment.topic) > 0
+    if spec is None or not spec.adaptive:
+        return False
+    topic = assignment.topic
+    if budget_left(spec, topic, task_judging(topic, spec)) <= 0:
+        return False
+    # The strategy finds no next item exactly when every item the runs retrieved is pooled
+    # (each pooled one judged in this line already, or it would be continued first).
+    run_ids = [s.run_id for s in pooled_runs(topic.task).specs]
+    return topic.pk in topics_with_unpooled(run_ids, topic.task.kind, [topic.pk])
+
+
+def task_judging(topic: Topic, spec: PoolStrategy) -> TaskJudging | None:
+    """What a task budget's share of ``topic`` follows (None under a budget per topic): every
+    topic's judgments and the topics someone judges. The next item (``assessment.services
+    .priority``) and "more to come" (``grows_on_demand``) both read it here, so an assessor
+    is told more comes exactly when the next item would be given."""
+    if spec.scope != "task":
+        return None
+    return TaskJudging(
+        judged=task_judgments_by_topic(topic.task_id, topic.task.relevance_level),
+        assessed=assessed_topics(topic.task_id),
+    )
+
+
+def assessed_topics(task_id: int) -> frozenset[int]:
+    """The task's topics with an assessor who judges them now: an official or dual assignment,
+    not revoked, of an active account."""
+    rows = Assignment.objects.filter(
+        topic__task_id=task_id,
+        purpose__in=LEARNED_FROM,
+        revoked_at__isnull=True,
+        training_round__isnull=True,
+        assessor__is_active=True,
+    ).values_list("topic_id", flat=True)
+    return frozenset(rows)
 
 
 def growing_topics(assignments: Iterable[Assignment]) -> set[int]:

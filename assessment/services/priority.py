@@ -5,8 +5,10 @@ an item handed out and not yet judged in this assignment's line comes first; oth
 strategy chooses from every judgment of the topic so far, whoever made it, and the pool grows
 by that item (pooling.services.priority_items). Under a task budget the topic must also be
 within its share, which follows every topic's judgments (``strategies.allocation``): a topic
-finding relevant documents gets more of the budget. Two assessors asking at once are served
-one after the other, and the second gets the item the first caused, never a second new one.
+finding relevant documents gets more of the budget, and a topic past its share takes the
+budget no other topic could use now (none judged, or their runs exhausted). Two assessors
+asking at once are served one after the other, and the second gets the item the first
+caused, never a second new one.
 Nothing here reads or shows a run, rank or score: the assessor sees an item, as ever.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from assessment.models import Assignment
-from assessment.selectors.priority import task_judgments_by_topic, topic_judgments_in_order
+from assessment.selectors.priority import task_judging, topic_judgments_in_order
 from assessment.selectors.progress import item_statuses
 from collection.models import Topic
 from pooling.locks import topic_pools_lock
@@ -41,13 +43,8 @@ def priority_next_item(*, assignment: Assignment) -> int | None:
         spec, build = topic_strategy(topic.pk)
         if spec is None or not spec.adaptive or assignment.training_round_id is not None:
             return None
-        level = topic.task.relevance_level
-        judged = topic_judgments_in_order(topic.pk, level)
-        # A task budget is shared by the topics' expected gains: every topic's judgments.
-        task_judged = None
-        if spec.scope == "task":
-            task_judged = task_judgments_by_topic(topic.task_id, level)
+        judged = topic_judgments_in_order(topic.pk, topic.task.relevance_level)
         item = pool_next_item_add(
-            topic=topic, spec=spec, build=build, judged=judged, task_judged=task_judged
+            topic=topic, spec=spec, build=build, judged=judged, judging=task_judging(topic, spec)
         )
         return None if item is None else item.pk

@@ -41,6 +41,8 @@ from pooling.core.algorithms.strategies import (
 
 MAX_BUDGET = 10_000_000
 MAX_MEASURES = 20
+MAX_POOL_RUNS = 1000
+MAX_RUN_NAME = 400  # team/tag
 
 
 class StrategyField(serializers.CharField):
@@ -87,6 +89,15 @@ class PlanRequestSerializer(serializers.Serializer):
         help_text="trec_eval names; empty: the task's official measures",
     )
     seed = serializers.IntegerField(default=0, min_value=0, max_value=2**31 - 1)
+    pool_runs = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_RUN_NAME),
+        required=False,
+        allow_empty=False,
+        max_length=MAX_POOL_RUNS,
+        help_text="the runs strategies may pool from, named as the planner page lists them "
+        "(the tag, or team/tag where two teams share one; simulate_pools' --pool-runs); "
+        "default: every accepted run. Every accepted run is scored either way.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         uploaded = attrs.get("prior") is not None
@@ -134,6 +145,11 @@ class PlanSerializer(serializers.Serializer):
     budgets = serializers.ListField(child=serializers.IntegerField())
     measures = serializers.ListField(child=serializers.CharField())
     seed = serializers.IntegerField()
+    pool_runs = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the runs strategies pooled from (empty: every accepted run, a plan from "
+        "before the choice)",
+    )
     steps_done = serializers.IntegerField()
     steps_total = serializers.IntegerField()
     attempts = serializers.IntegerField()
@@ -156,6 +172,7 @@ def plan_json(job: PoolPlanJob, *, joined: bool | None = None) -> dict[str, Any]
         "budgets": job.budgets,
         "measures": job.measures,
         "seed": job.seed,
+        "pool_runs": job.pool_runs,
         "created_at": job.created_at,
         "finished_at": job.finished_at,
         "result": reverse("evaluation_api:pool-plan-result", args=[job.task_id, job.pk]),
@@ -225,6 +242,7 @@ class PoolPlanListView(APIView):
                 budgets=data["budgets"],
                 measures=data["measures"],
                 seed=data["seed"],
+                pool_runs=data.get("pool_runs"),
                 requested_by=request.user,
             )
         except PlannerFileError as error:

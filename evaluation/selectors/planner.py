@@ -54,6 +54,31 @@ def planner_runs(task: RetrievalTask, topics: Sequence[str]) -> TaskRuns:
     return TaskRuns(runs, {names[pk]: team for pk, team in accepted})
 
 
+def accepted_run_names(task: RetrievalTask) -> list[str]:
+    """The names of the task's accepted runs (as ``planner_runs`` names them), sorted: the
+    runs a plan may pool from."""
+    ids = Run.objects.filter(task=task, status=Run.Status.ACCEPTED).values_list("id", flat=True)
+    return sorted(run_names(list(ids)).values())
+
+
+def why_not_pooled(task: RetrievalTask, name: str) -> str:
+    """Why ``name`` (a tag, or ``team/tag``) names none of the task's accepted runs."""
+    team, _slash, tag = name.rpartition("/")
+    runs = Run.objects.filter(tag=tag).select_related("task__campaign")
+    if team:
+        runs = runs.filter(team__name=team)
+    found = list(runs.order_by("id")[:20])
+    mine = [run for run in found if run.task_id == task.pk]
+    if mine:
+        if all(run.status == Run.Status.ACCEPTED for run in mine):
+            # Two teams of this task share the tag: the name must say whose.
+            return f"run {name!r} of {task} is ambiguous: name it team/tag"
+        return f"run {name!r} of {task} is {mine[0].status}, not accepted"
+    if found:
+        return f"run {name!r} is a run of {found[0].task}, not of {task}"
+    return f"{task} has no run {name!r}"
+
+
 # The number of prior judgments, counted by PostgreSQL: a plan's prior may hold millions.
 _PRIOR_JUDGMENTS = (
     "SELECT coalesce(sum((SELECT count(*) FROM jsonb_object_keys(docs.value))), 0) "  # noqa: S608

@@ -23,7 +23,7 @@ from evaluation.core.trec_measures import parse_measures
 from evaluation.core.trec_names import MeasureNameError
 from evaluation.models import PoolPlanJob
 from evaluation.selectors import judgment_records
-from evaluation.selectors.planner import planner_runs
+from evaluation.selectors.planner import accepted_run_names, planner_runs, why_not_pooled
 from evaluation.services.qrels import qrels_policy
 from kernel.queue import (
     JobSuperseded,
@@ -102,6 +102,23 @@ def default_budgets(grades: dict[str, dict[str, int]]) -> list[int]:
     return sorted({max(1, round(judged * share)) for share in DEFAULT_SHARES})
 
 
+def pool_runs_chosen(task: RetrievalTask, names: Sequence[str] | None) -> list[str]:
+    """The runs a plan's strategies may pool from, sorted: the named ones (a tag, or
+    ``team/tag`` where two teams share one: as the planner page lists them), or every accepted
+    run of the task when none are named. Raises PlanRequestError (field ``pool_runs``) for an
+    empty choice or a name that is not one of the task's accepted runs."""
+    accepted = accepted_run_names(task)
+    if names is None:
+        return accepted
+    if not names:
+        raise PlanRequestError("name at least one run to pool from", field="pool_runs")
+    known = set(accepted)
+    problems = [why_not_pooled(task, name) for name in dict.fromkeys(names) if name not in known]
+    if problems:
+        raise PlanRequestError("; ".join(problems), field="pool_runs")
+    return sorted(set(names))
+
+
 def pool_plan_request(
     *,
     task: RetrievalTask,
@@ -110,6 +127,7 @@ def pool_plan_request(
     strategies: Sequence[Strategy],
     budgets: Sequence[int],
     measures: Sequence[str] = (),
+    pool_runs: Sequence[str] | None = None,
     source_name: str = "",
     seed: int = 0,
     requested_by: Any = None,
@@ -117,7 +135,8 @@ def pool_plan_request(
     """Record a plan and hand it to a Celery worker once the record is committed.
 
     The prior judgments are kept for the task's topics only (a prior file may hold other
-    topics: they have no runs to replay). ``measures`` default to the task's official ones.
+    topics: they have no runs to replay). ``measures`` default to the task's official ones;
+    ``pool_runs`` to every accepted run (``pool_runs_chosen``), recorded by name either way.
     While a plan of the task is queued or running, asking for the same plan again joins it
     (two organizers clicking at once get one job); asking for another raises PlanBusyError.
     Raises `kernel.queue.QueueUnavailable` (the job is then failed) when the queue is down."""
@@ -146,6 +165,7 @@ def pool_plan_request(
     except MeasureNameError as error:
         raise PlanRequestError(str(error), field="measures") from None
     labels = list(dict.fromkeys(s.label for s in strategies))
+    pooled = pool_runs_chosen(task, pool_runs)
     wanted = {
         "source": source,
         "grades": grades,
@@ -153,6 +173,7 @@ def pool_plan_request(
         "budgets": budgets,
         "measures": names or official_measure_names(task.kind, task.official_measures) or [],
         "seed": seed,
+        "pool_runs": pooled,
     }
     with transaction.atomic():
         # One plan at a time per task: the task's row serializes two starts.
@@ -219,10 +240,17 @@ def _replay(job: PoolPlanJob) -> list[dict[str, Any]]:
     found = planner_runs(task, sorted(grades))
     if not found.runs:
         raise PlanRequestError(f"{task} has no accepted runs to replay")
+    pool_tags = job.pool_runs or sorted(found.runs)  # none recorded: a plan from before
+    gone = [name for name in pool_tags if name not in found.runs]
+    if gone:  # withdrawn or replaced since the plan was asked for
+        raise PlanRequestError(
+            f"runs to pool from are no longer accepted runs of {task}: {', '.join(gone)}",
+            field="pool_runs",
+        )
     data = PlannerInput(
         grades=grades,
         runs=found.runs,
-        pool_tags=sorted(found.runs),
+        pool_tags=pool_tags,
         groups=found.groups,
         measures=parse_measures(job.measures),
         relevance_level=task.relevance_level,

@@ -1,6 +1,7 @@
-"""The pool planner page of a document task (staff): pick the prior judgments, strategies and
-budgets; a worker replays them on the task's runs; the page shows the table and a chart
-(server-side SVG: no script of its own). docs/pooling.md, "The planner on the pool page"."""
+"""The pool planner page of a document task (staff): pick the prior judgments, strategies,
+budgets and the runs strategies may pool from; a worker replays them on the task's runs; the
+page shows the table and a chart (server-side SVG: no script of its own). docs/pooling.md,
+"The planner on the pool page"."""
 
 from __future__ import annotations
 
@@ -16,7 +17,13 @@ from collection.access import task_for
 from collection.models import RetrievalTask
 from evaluation.core.planner_files import PlannerFileError
 from evaluation.models import PoolPlanJob
-from evaluation.selectors.planner import latest_plan, plan_chart, plan_status, plan_table
+from evaluation.selectors.planner import (
+    accepted_run_names,
+    latest_plan,
+    plan_chart,
+    plan_status,
+    plan_table,
+)
 from evaluation.services.planner import (
     MAX_BUDGETS,
     MAX_STRATEGIES,
@@ -45,6 +52,17 @@ class PlanForm(forms.Form):
         "40% of the prior judgments.",
     )
     seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1)
+    pool_runs = forms.MultipleChoiceField(
+        error_messages={"required": "Tick at least one run to pool from."},
+        help_text="The runs strategies may pool from; every accepted run is scored.",
+    )
+
+    def __init__(self, *args: Any, runs: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The task's accepted runs, named as a plan records them; all ticked at first.
+        field = self.fields["pool_runs"]
+        field.choices = [(name, name) for name in runs]  # type: ignore[attr-defined]
+        field.initial = runs
 
     def clean_strategies(self) -> list[Any]:
         words = self.cleaned_data["strategies"].split()
@@ -88,7 +106,8 @@ def _grades(form: PlanForm, task: RetrievalTask) -> tuple[dict[str, dict[str, in
 @require_http_methods(["GET", "POST"])
 def planner_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = _document_task(request, task_id)
-    form = PlanForm(request.POST or None, request.FILES or None)
+    runs = accepted_run_names(task)
+    form = PlanForm(request.POST or None, request.FILES or None, runs=runs)
     if request.method == "POST" and form.is_valid():
         try:
             grades, name = _grades(form, task)
@@ -100,6 +119,7 @@ def planner_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 strategies=form.cleaned_data["strategies"],
                 budgets=form.cleaned_data["budgets"],
                 seed=form.cleaned_data["seed"],
+                pool_runs=form.cleaned_data["pool_runs"],
                 requested_by=request.user,
             )
         except (PlannerFileError, PlanRequestError) as error:
@@ -125,6 +145,8 @@ def planner_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "measures": measures,
         "chart": plan_chart(job.rows) if job is not None and job.status == "done" else None,
         "prior_judgments": sum(len(d) for d in job.grades.values()) if job else 0,
+        "runs": runs,
+        "ticked": set(form["pool_runs"].value() or []),
     }
     status = 400 if request.method == "POST" else 200
     return render(request, "evaluation/planner.html", context, status=status)

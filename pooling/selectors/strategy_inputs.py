@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
+from collection.models import Topic
 from pooling.core.algorithms.strategies import Ranked
 from pooling.core.algorithms.strategies.priority import (
     PoolStrategy,
     pool_strategy_from,
     ranked_docnos,
 )
-from pooling.models import PoolBuild, Run, RunRow, TopicPoolState
+from pooling.models import PoolBuild, PoolItem, Run, RunRow, TopicPoolState
 
 _RUNROW = RunRow._meta.db_table
 
@@ -183,3 +184,38 @@ def item_ranks(
     with connection.cursor() as cursor:
         cursor.execute(sql, [*run_ids, topic[0], item])
         return {run_id: int(rank) for run_id, rank in cursor.fetchall()}
+
+
+# Topics with an item some pooled run retrieved and the topic's pool does not hold yet; each
+# topic's search stops at its first such row.
+_UNPOOLED_SQL = """
+SELECT t.id FROM {topics_table} t WHERE t.id IN ({topics}) AND EXISTS (
+    SELECT 1 FROM (
+        SELECT {column} AS item FROM {table}
+        WHERE run_id IN ({runs}) AND topic_id = t.id AND {filter}
+    ) AS retrieved
+    WHERE NOT EXISTS (
+        SELECT 1 FROM {items} p WHERE p.topic_id = t.id AND p.key = retrieved.item
+    )
+)
+"""
+
+
+def topics_with_unpooled(run_ids: Sequence[int], kind: str, topic_ids: Sequence[int]) -> set[int]:
+    """Of ``topic_ids``, those whose runs (``run_ids``) retrieved an item the topic's pool does
+    not hold yet: the others' runs are exhausted, an adaptive strategy has nothing more to add
+    there (one query)."""
+    if not run_ids or not topic_ids:
+        return set()
+    sql = _UNPOOLED_SQL.format(
+        topics_table=Topic._meta.db_table,
+        topics=", ".join(["%s"] * len(topic_ids)),
+        column=_ITEM_COLUMN[kind],
+        table=_RUNROW,
+        runs=", ".join(["%s"] * len(run_ids)),
+        filter=_ITEM_FILTER[kind],
+        items=PoolItem._meta.db_table,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*topic_ids, *run_ids])
+        return {topic_id for (topic_id,) in cursor.fetchall()}

@@ -11,6 +11,7 @@ were made, and must run in the transaction that took the topic's pool lock first
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Count, Max
@@ -25,17 +26,24 @@ from pooling.core.algorithms.strategies.allocation import (
 from pooling.core.algorithms.strategies.priority import PoolStrategy, adaptive_next
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem
 from pooling.selectors.pool_inputs import document_ids, pooled_runs
-from pooling.selectors.strategy_inputs import item_ranks, strategy_runs
+from pooling.selectors.strategy_inputs import item_ranks, strategy_runs, topics_with_unpooled
 
 
-def budget_left(
-    spec: PoolStrategy, topic: Topic, task_judged: Mapping[int, Sequence[bool]] | None = None
-) -> int:
+@dataclass(frozen=True)
+class TaskJudging:
+    """What sharing a task budget reads from the assessment app: topic id -> its judgments
+    (relevant or not) in the order they were made, and the topics an assessor judges."""
+
+    judged: Mapping[int, Sequence[bool]]
+    assessed: frozenset[int]
+
+
+def budget_left(spec: PoolStrategy, topic: Topic, judging: TaskJudging | None = None) -> int:
     """Judgments the budget still allows for ``topic``: its own, or the task's that are left.
 
-    With ``task_judged`` (topic id -> its judgments, relevant or not, in the order they were
-    made), a task budget is shared by expected gain (``strategies.allocation``): 0 when the
-    topic has had its share for now, though the task has judgments left."""
+    With ``judging``, a task budget is shared by expected gain (``strategies.allocation``): 0
+    when the topic has had its share for now and no budget sits idle, though the task has
+    judgments left. The one rule both the next item and "more to come" ask."""
     if spec.scope == "topic":
         return max(spec.budget - PoolItem.objects.filter(topic=topic).count(), 0)
     spent = dict(
@@ -44,12 +52,22 @@ def budget_left(
         .annotate(items=Count("id"))
     )
     left = max(spec.budget - sum(spent.values()), 0)
-    if task_judged is None or not left:
+    if judging is None or not left:
         return left
-    topic_ids = Topic.objects.filter(task_id=topic.task_id).values_list("pk", flat=True)
+    topic_ids = list(Topic.objects.filter(task_id=topic.task_id).values_list("pk", flat=True))
     tallies: dict[str | int, TopicTally] = {
-        pk: topic_tally(spent.get(pk, 0), task_judged.get(pk, ())) for pk in topic_ids
+        pk: topic_tally(spent.get(pk, 0), judging.judged.get(pk, ())) for pk in topic_ids
     }
+    if task_share_allows(topic.pk, tallies, spec.budget):
+        return left
+    # Had its share: is budget idle? Only a topic no one judges, or one whose runs are
+    # exhausted, frees any (and either only ever allows more), so they are read only now.
+    others = [pk for pk in topic_ids if pk != topic.pk]
+    run_ids = [s.run_id for s in pooled_runs(topic.task).specs]
+    unpooled = topics_with_unpooled(run_ids, topic.task.kind, others)
+    for pk in others:
+        tallies[pk].assessed = pk in judging.assessed
+        tallies[pk].exhausted = pk not in unpooled
     return left if task_share_allows(topic.pk, tallies, spec.budget) else 0
 
 
@@ -59,15 +77,15 @@ def pool_next_item_add(
     spec: PoolStrategy,
     build: PoolBuild | None,
     judged: Sequence[tuple[str, bool]],
-    task_judged: Mapping[int, Sequence[bool]] | None = None,
+    judging: TaskJudging | None = None,
 ) -> PoolItem | None:
     """The item of the strategy's next document for ``topic`` after ``judged``, added to the
     pool if it is not there yet; None when the budget (a task budget: the topic's share of it,
-    given ``task_judged``, see ``budget_left``) is spent or the runs hold nothing more.
+    given ``judging``, see ``budget_left``) is spent or the runs hold nothing more.
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("pool_next_item_add runs in the transaction that holds the pool lock")
-    if budget_left(spec, topic, task_judged) <= 0:
+    if budget_left(spec, topic, judging) <= 0:
         return None
     task = topic.task
     specs = pooled_runs(task).specs

@@ -22,6 +22,7 @@ from django.urls import reverse
 from config.celery import app as celery_app
 from evaluation.core.planner_files import MAX_PRIOR_BYTES
 from evaluation.models import PoolPlanJob
+from pooling.models import Run
 from tests.factories.collection import RetrievalTaskFactory, UserFactory
 from tests.integration.test_pool_planner_page import FILES, expected_rows, prior_qrels
 from tests.integration.test_priority_pools import document_task
@@ -244,3 +245,69 @@ def test_planner_endpoints_are_for_organizers_and_document_tasks_when_asked(db) 
     # A plan is read through its own task only.
     assert client.get(reverse("evaluation_api:pool-plan", args=[other.pk, plan])).status_code == 404
     assert not PoolPlanJob.objects.filter(task=other).exists()
+
+
+@pytest.mark.worker
+def test_plan_pools_from_the_named_runs_and_says_so_when_pool_runs_given(
+    celery_worker, tmp_path: Path
+) -> None:
+    task = document_task("Plan", FILES)
+    client = organizer()
+    started = start(client, task.pk, budgets=[8, 20], pool_runs=["splade", "bm25", "bm25"])
+    assert started.status_code == 202, started.content
+    plan = started.json()
+    assert plan["pool_runs"] == ["bm25", "splade"]  # sorted, once each
+    url = reverse("evaluation_api:pool-plan", args=[task.pk, plan["id"]])
+    deadline = time.monotonic() + 120
+    while (status := client.get(url).json())["status"] not in ("done", "failed"):
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+    assert status["status"] == "done", status["error"]
+    assert status["pool_runs"] == ["bm25", "splade"]
+    rows = client.get(status["result"]).json()
+    want = expected_rows(tmp_path, prior_qrels(), ["rrf"], [8, 20], pool=["bm25", "splade"])
+    assert [(r["budget"], r["judgments"], r["relevant"]) for r in rows] == [
+        (r["budget"], r["judgments"], r["relevant"]) for r in want
+    ]
+    for got, expected in zip(rows, want, strict=True):
+        assert got["tau"] == pytest.approx(expected["tau"])
+
+
+def test_pool_runs_are_part_of_the_plan_when_a_second_start_joins_or_is_refused(db) -> None:
+    task = document_task("Plan-Pool-Busy", FILES)
+    client = organizer()
+    first = start(client, task.pk)  # none named: every accepted run, recorded by name
+    assert first.status_code == 202
+    assert first.json()["pool_runs"] == sorted(FILES)
+    same = start(client, task.pk, pool_runs=sorted(FILES, reverse=True))
+    assert (same.status_code, same.json()["joined"]) == (200, True)
+    other = start(client, task.pk, pool_runs=["bm25"])
+    assert other.status_code == 409
+    assert other.json()["pool_runs"] == sorted(FILES)  # the plan that runs
+    assert PoolPlanJob.objects.filter(task=task).count() == 1
+
+
+def test_pool_runs_are_refused_naming_the_field_when_not_the_tasks_accepted_runs(db) -> None:
+    task = document_task("Plan-Pool-Bad", FILES)
+    document_task("Plan-Elsewhere", {"elsewhere": FILES["bm25"].replace(" bm25\n", " elsewhere\n")})
+    Run.objects.filter(task=task, tag="rm3").update(status=Run.Status.WITHDRAWN)
+    client = organizer()
+    cases = [
+        (["bm25", "nope"], "Plan-Pool-Bad document has no run 'nope'"),
+        (["elsewhere"], "run 'elsewhere' is a run of Plan-Elsewhere document, not of"),
+        (["rm3"], "run 'rm3' of Plan-Pool-Bad document is withdrawn, not accepted"),
+    ]
+    for names, message in cases:
+        response = start(client, task.pk, pool_runs=names)
+        assert response.status_code == 400, response.content
+        assert list(response.json()) == ["pool_runs"]
+        assert message in response.json()["pool_runs"][0], response.json()
+    plans = reverse("evaluation_api:pool-plans", args=[task.pk])
+    empty = client.post(
+        plans,
+        {"source": "judgments", "strategies": ["rrf"], "pool_runs": []},
+        content_type="application/json",
+    )
+    assert empty.status_code == 400
+    assert list(empty.json()) == ["pool_runs"]
+    assert not PoolPlanJob.objects.exists()

@@ -30,6 +30,7 @@ from tests.integration.test_priority_pools import (
 )
 
 FILES = shuffled_runs({"bm25": 71, "dense": 72, "rm3": 73, "splade": 74})
+POOL_RUNS = sorted(FILES)  # every run ticked, as the page's form starts
 MEASURES = ["map", "P_10", "ndcg_cut_10", "bpref"]  # a document task's defaults
 
 
@@ -55,7 +56,15 @@ def wait_for(job: PoolPlanJob, timeout: float = 120) -> PoolPlanJob:
     raise AssertionError(f"plan {job.pk} still {job.status}")
 
 
-def expected_rows(tmp_path: Path, qrels: str, strategies: list[str], budgets: list[int]) -> list:
+def expected_rows(
+    tmp_path: Path,
+    qrels: str,
+    strategies: list[str],
+    budgets: list[int],
+    pool: list[str] | None = None,
+) -> list:
+    """The planner's table on FILES read from files, pooling from ``pool`` (a --pool-runs
+    file) or every run."""
     runs = []
     for tag, text in FILES.items():
         path = tmp_path / f"{tag}.run"
@@ -64,7 +73,13 @@ def expected_rows(tmp_path: Path, qrels: str, strategies: list[str], budgets: li
     (tmp_path / "qrels").write_text(qrels)
     groups = tmp_path / "groups.tsv"
     groups.write_text("".join(f"{tag}\tPlan-{tag}\n" for tag in FILES))
-    data = planner_input_read(tmp_path / "qrels", runs, MEASURES, groups=groups)
+    pool_runs = None
+    if pool is not None:
+        pool_runs = tmp_path / "pool-runs.txt"
+        pool_runs.write_text("".join(f"{tag}\n" for tag in pool))
+    data = planner_input_read(
+        tmp_path / "qrels", runs, MEASURES, pool_runs=pool_runs, groups=groups
+    )
     return [
         row.as_dict()
         for row in plan_pools(data, [parse_strategy(s) for s in strategies], budgets, seed=2)
@@ -90,6 +105,7 @@ def test_planner_page_replays_strategies_on_the_tasks_runs_when_qrels_uploaded(
             "strategies": "depth rrf mm-ns",
             "budgets": "8 20",
             "seed": "2",
+            "pool_runs": POOL_RUNS,
         },
     )
 
@@ -141,6 +157,7 @@ def test_relevance_only_file_and_judgments_so_far_are_prior_judgments_when_picke
             "strategies": "rrf",
             "budgets": "10",
             "seed": "2",
+            "pool_runs": POOL_RUNS,
         },
     )
     job = wait_for(PoolPlanJob.objects.get(task=task))
@@ -156,7 +173,9 @@ def test_relevance_only_file_and_judgments_so_far_are_prior_judgments_when_picke
     assert sorted(job.grades) == sorted(TOPICS)
 
     # Nothing judged yet: the judgments so far are refused with a reason, nothing queued.
-    refused = organizer.post(url, {"source": "judgments", "strategies": "rrf", "seed": "0"})
+    refused = organizer.post(
+        url, {"source": "judgments", "strategies": "rrf", "seed": "0", "pool_runs": POOL_RUNS}
+    )
     assert refused.status_code == 400
     assert "no judgment" in refused.content.decode()
     bad = organizer.post(
@@ -166,6 +185,7 @@ def test_relevance_only_file_and_judgments_so_far_are_prior_judgments_when_picke
             "prior": SimpleUploadedFile("bad.qrels", b"1 0 prio-0001 x\n"),
             "strategies": "rrf",
             "seed": "0",
+            "pool_runs": POOL_RUNS,
         },
     )
     assert bad.status_code == 400
@@ -186,6 +206,7 @@ def test_a_budget_that_buys_no_judgment_shows_no_tau_when_planned(celery_worker)
     url = reverse("evaluation:pool-planner", args=[task.pk])
     prior = SimpleUploadedFile("last-year.qrels", prior_qrels().encode())
     data = {"source": "qrels", "prior": prior, "strategies": "depth", "budgets": "1", "seed": "2"}
+    data["pool_runs"] = POOL_RUNS
     assert organizer.post(url, data).status_code == 302
     job = wait_for(PoolPlanJob.objects.get(task=task))
     assert job.status == "done", job.error
@@ -206,6 +227,11 @@ def test_every_refused_field_of_the_plan_form_is_said_on_the_page_when_posted(db
     empty = {"source": "qrels", "prior": SimpleUploadedFile("empty.qrels", b""), "seed": "0"}
     cases = [
         ({**empty, "strategies": "depth"}, "The submitted file is empty."),
+        ({"source": "judgments", "strategies": "depth", "seed": "0"}, "Tick at least one run"),
+        (
+            {"source": "judgments", "strategies": "depth", "seed": "0", "pool_runs": "nope"},
+            "nope is not one of the available choices",
+        ),
         ({"source": "judgments", "strategies": "depth", "seed": "-1"}, "Seed:"),
         ({"source": "judgments", "strategies": "nope", "seed": "0"}, "nope"),
     ]
@@ -231,6 +257,7 @@ def test_judged_runs_that_all_tie_show_no_tau_on_the_page_and_null_over_rest(
     nothing_relevant = re.sub(r" [12]\n", " 0\n", prior_qrels())
     prior = SimpleUploadedFile("last-year.qrels", nothing_relevant.encode())
     data = {"source": "qrels", "prior": prior, "strategies": "rrf", "budgets": "8", "seed": "2"}
+    data["pool_runs"] = POOL_RUNS
     assert organizer.post(url, data).status_code == 302
     job = wait_for(PoolPlanJob.objects.get(task=task))
     assert job.status == "done", job.error
@@ -243,3 +270,30 @@ def test_judged_runs_that_all_tie_show_no_tau_on_the_page_and_null_over_rest(
     result = reverse("evaluation_api:pool-plan-result", args=[task.pk, job.pk])
     [rest] = organizer.get(result).json()
     assert set(rest["tau"].values()) == set(rest["tau_ap"].values()) == {None}
+
+
+@pytest.mark.worker
+def test_planner_page_pools_from_the_ticked_runs_only_when_some_are_unticked(
+    celery_worker, tmp_path: Path
+) -> None:
+    task = document_task("Plan", FILES)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="org", is_staff=True))
+    url = reverse("evaluation:pool-planner", args=[task.pk])
+    form = organizer.get(url).content.decode()
+    ticked = re.findall(r'name="pool_runs" value="([^"]+)" checked', form)
+    assert ticked == POOL_RUNS  # every accepted run, ticked at first
+    prior = SimpleUploadedFile("last-year.qrels", prior_qrels().encode())
+    data = {"source": "qrels", "prior": prior, "strategies": "rrf", "budgets": "8 20"}
+    response = organizer.post(url, {**data, "seed": "2", "pool_runs": ["dense", "rm3"]})
+    assert response.status_code == 302
+    job = wait_for(PoolPlanJob.objects.get(task=task))
+    assert job.status == "done", job.error
+    assert job.pool_runs == ["dense", "rm3"]
+    want = expected_rows(tmp_path, prior_qrels(), ["rrf"], [8, 20], pool=["dense", "rm3"])
+    every = expected_rows(tmp_path, prior_qrels(), ["rrf"], [8, 20])
+    got = [(r["budget"], r["judgments"], r["relevant"]) for r in job.rows]
+    assert got == [(r["budget"], r["judgments"], r["relevant"]) for r in want]
+    assert got != [(r["budget"], r["judgments"], r["relevant"]) for r in every]
+    page = html.unescape(organizer.get(url).content.decode())
+    assert "Strategies pooled from 2 of the task's runs: dense, rm3." in page

@@ -272,7 +272,7 @@ URLS: dict[str, Entry] = {
         bodies=(
             Body(
                 {"source": "judgments", "strategies": "rrf", "seed": "0"},
-                ("source", "strategies", "budgets", "seed"),
+                ("source", "strategies", "budgets", "seed", "pool_runs"),
             ),
         ),
     ),
@@ -408,10 +408,13 @@ URLS: dict[str, Entry] = {
         bodies=(
             Body(
                 {"source": "judgments", "strategies": ["rrf"]},
-                ("source", "strategies", "budgets", "measures", "seed"),
+                ("source", "strategies", "budgets", "measures", "seed", "pool_runs"),
                 as_json=True,
             ),
-            Body({"source": "qrels"}, ("source", "prior", "strategies", "budgets", "seed")),
+            Body(
+                {"source": "qrels"},
+                ("source", "prior", "strategies", "budgets", "seed", "pool_runs"),
+            ),
         ),
     ),
     "evaluation_api:pool-plan": Entry(path={"task_id": "task", "plan_id": "=1"}),

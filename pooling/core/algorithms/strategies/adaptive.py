@@ -163,23 +163,24 @@ def _spread(
     depends on ``total`` but when to stop, so a smaller budget buys a prefix of this order."""
     topics = sorted(strategies)
     tie = {t: rng.random() for t in topics}
-    tally = {t: TopicTally() for t in topics}
-    live = set(topics)  # topics whose runs still hold a document to judge
+    tally = {t: TopicTally() for t in topics}  # every topic has an assessor here
     fewest = [(0.0, tie[t], t) for t in topics]  # (judgments, tie, topic): who is behind
     best = [(-0.5, tie[t], t) for t in topics]  # (-expected gain, tie, topic)
     heapq.heapify(fewest)
     heapq.heapify(best)
     order: Order = []
-    while live and len(order) < total:
+    while len(order) < total:
         floor = running_floor(len(order), len(topics))
-        t = _top(fewest, lambda key, t: t in live and key == tally[t].spent)
+        # A topic that cannot take a judgment (its runs exhausted) leaves both orders: its
+        # floor and its share go on to the others (``allocation``, "Idle budget").
+        t = _top(fewest, lambda key, t: tally[t].takes_budget and key == tally[t].spent)
         if t is None or tally[t].spent >= floor:
-            t = _top(best, lambda key, t: t in live and key == -tally[t].gain)
+            t = _top(best, lambda key, t: tally[t].takes_budget and key == -tally[t].gain)
         if t is None:
             break
         doc = strategies[t].step(judge, t)
         if doc is None:
-            live.discard(t)  # the topic's runs are exhausted
+            tally[t].exhausted = True
             continue
         order.append((t, doc))
         mine = tally[t]

@@ -22,6 +22,19 @@ ranking of the runs hears from every topic; the rest of the budget goes by expec
   floor are fewer than its share of the budget above the floors, the share proportional to
   its expected gain among all the topics' (``task_share_allows``); the floors of the topics
   still below theirs are kept for them; the task's total is never exceeded.
+- Idle budget (both): a topic that can take no judgment now (``TopicTally.takes_budget``:
+  its runs hold nothing more to pool, or, in the app, no assessor judges it) cannot use its
+  share, and budget left for it would sit idle. In the app a topic that has had its share
+  may take a judgment when the budget left is more than the floors kept and what the other
+  topics that can take judgments may still claim by their shares: what no one else could
+  use now goes to whoever is judging, so stopping at any time leaves the most judgments the
+  budget could buy where they can be made. A floor is kept for a topic without an assessor
+  (one may be assigned, and the floor is what lets every topic be heard) but not for a
+  topic whose runs are exhausted (it could never use it). While every topic can take
+  judgments, this takes nothing from the share rule: it never allows what the shares do
+  not. The replay has an assessor on every topic, so only exhaustion applies there: an
+  exhausted topic leaves the running floor and the gain order, and the judgments go on to
+  the others.
 
 On TREC-COVID round 1 (docs/pooling.md) the floor of a quarter of the equal share found
 slightly more relevant documents than none or a half, with TOPIC_GAMMA 0.8 about as good as
@@ -59,12 +72,20 @@ def topic_floor(total: int, topics: int) -> int:
 
 @dataclass(slots=True)
 class TopicTally:
-    """A topic's judgments under a task budget: how many (items handed out, judged or not)
-    and its discounted hits and misses."""
+    """A topic's judgments under a task budget: how many (items handed out, judged or not),
+    its discounted hits and misses, and whether it can take a judgment now (see the module
+    doc, "Idle budget")."""
 
     spent: int = 0
     hits: float = 0.0
     misses: float = 0.0
+    assessed: bool = True  # an assessor judges the topic (the replay: always)
+    exhausted: bool = False  # its runs hold nothing more to pool
+
+    @property
+    def takes_budget(self) -> bool:
+        """Whether a judgment given to the topic now would be made."""
+        return self.assessed and not self.exhausted
 
     def hear(self, relevant: bool, gamma: float = TOPIC_GAMMA) -> None:
         self.hits = gamma * self.hits + relevant
@@ -88,7 +109,7 @@ def task_share_allows(
     topic: str | int, tallies: Mapping[str | int, TopicTally], total: int
 ) -> bool:
     """Whether ``topic`` may take one more judgment of a task budget of ``total``, given every
-    topic's tally (the app's rule, see the module doc)."""
+    topic's tally (the app's rule, see the module doc: its share, then idle budget)."""
     left = total - sum(t.spent for t in tallies.values())
     if left <= 0:
         return False
@@ -96,9 +117,20 @@ def task_share_allows(
     mine = tallies[topic]
     if mine.spent < floor:
         return True
-    reserved = sum(max(floor - t.spent, 0) for key, t in tallies.items() if key != topic)
+    others = [t for key, t in tallies.items() if key != topic]
+    # An exhausted topic could never use the rest of its floor: it is not kept for it.
+    reserved = sum(max(floor - t.spent, 0) for t in others if not t.exhausted)
     if left <= reserved:
         return False
     above = total - floor * len(tallies)
     gains = sum(t.gain for t in tallies.values())
-    return mine.spent - floor < above * mine.gain / gains
+    if mine.spent - floor < above * mine.gain / gains:
+        return True
+    # Its share is had: the budget the topics that can judge now may still claim waits for
+    # them; the rest would sit idle.
+    claimed = sum(
+        max(math.ceil(above * t.gain / gains) - max(t.spent - floor, 0), 0)
+        for t in others
+        if t.takes_budget
+    )
+    return left - reserved - claimed > 0
