@@ -169,6 +169,9 @@ class _Judged:
 
 
 MIN_CELL = 3  # judged items a (topic, stratum) cell needs for its own correction
+# Judged items (in cells of two or more) a stratum needs for a slope on the runs' support: the
+# variance leaves the slope's own noise out, which only many items make small.
+MIN_SLOPE_ITEMS = 20
 
 
 def _weighted_means(
@@ -246,15 +249,18 @@ def _slopes(
 ) -> dict[str, float]:
     """Per stratum, the slope of the machine's error on the runs' support x_d: weighted (1/pi)
     least squares within (topic, stratum) cells, so that it is fitted on what differs inside
-    a cell and leaves the cell's own level to its shift. A cell needs two judged items."""
+    a cell and leaves the cell's own level to its shift. A cell needs two judged items, a
+    stratum ``MIN_SLOPE_ITEMS`` (else no slope)."""
     by_cell: dict[str, list[_Judged]] = defaultdict(list)
     for j in judged:
         by_cell[f"{j.key[0]}\t{j.stratum}"].append(j)
     covariance: dict[str, float] = defaultdict(float)
     spread: dict[str, float] = defaultdict(float)
+    used: dict[str, int] = defaultdict(int)
     for members in by_cell.values():
         if len(members) < 2:
             continue
+        used[members[0].stratum] += len(members)
         mass = sum(1 / j.inclusion for j in members)
         x_mean = sum(support.get(j.key, 0.0) / j.inclusion for j in members) / mass
         e_mean = sum(error[j.key] / j.inclusion for j in members) / mass
@@ -262,7 +268,11 @@ def _slopes(
             dx = support.get(j.key, 0.0) - x_mean
             covariance[j.stratum] += dx * (error[j.key] - e_mean) / j.inclusion
             spread[j.stratum] += dx * dx / j.inclusion
-    return {h: covariance[h] / spread[h] for h in covariance if spread[h] > 1e-12}
+    return {
+        h: covariance[h] / spread[h]
+        for h in covariance
+        if spread[h] > 1e-12 and used[h] >= MIN_SLOPE_ITEMS
+    }
 
 
 class PpiEvaluator:

@@ -198,19 +198,19 @@ def test_estimate_with_support_is_weighted_least_squares_with_cell_effects() -> 
     human: dict[tuple[str, str], int] = {}
     support: dict[tuple[str, str], float] = {}
     draws = []
-    for topic in ("1", "2"):
-        for i in range(12):
+    for topic in ("1", "2", "3"):
+        for i in range(24):
             key = (topic, f"d{i}")
             machine[key] = MachineGrade(i % 2)
             support[key] = rng.uniform(0, 3)
-            if i < 8:  # four judged items in every (topic, stratum) cell
+            if i < 16:  # eight judged items in every (topic, stratum) cell, 24 in a stratum
                 human[key] = int(rng.random() < 0.2 + 0.2 * support[key])
                 draws.append(SampleDraw(topic, key[1], f"g{i % 2}", rng.uniform(0.2, 0.9)))
     sample = HumanSample(len(draws), {}, draws, 0.8)
     p5 = linear_measure("P_5", "P_5")
-    run = {t: {f"d{i}": float(i * 7 % 12) for i in range(12)} for t in ("1", "2")}
+    run = {t: {f"d{i}": float(i * 7 % 24) for i in range(24)} for t in ("1", "2", "3")}
     found = PpiEvaluator(
-        machine, sample, human, [p5], ["1", "2"], grades=(0, 1), support=support
+        machine, sample, human, [p5], ["1", "2", "3"], grades=(0, 1), support=support
     ).estimate(run)["P_5"]
 
     cells = sorted({(d.topic, d.stratum) for d in draws})
@@ -241,7 +241,7 @@ def test_estimate_with_support_is_weighted_least_squares_with_cell_effects() -> 
             term = fitted[key]
             if key in human:
                 term += (human[key] - fitted[key]) / inclusion[key]
-            expected += term / 5 / 2
+            expected += term / 5 / 3
     assert found.value == pytest.approx(expected)
     assert found.machine_only == pytest.approx(
         sum(
@@ -249,8 +249,17 @@ def test_estimate_with_support_is_weighted_least_squares_with_cell_effects() -> 
             for t, docs in run.items()
             for d in sorted(docs, key=lambda d: -docs[d])[:5]
         )
-        / 10
+        / 15
     )
+    # With fewer judged items than a slope needs, the support changes nothing.
+    few = HumanSample(0, {}, [d for d in draws if d.topic == "1"], 0.8)
+    alone, helped = (
+        PpiEvaluator(machine, few, human, [p5], ["1", "2", "3"], grades=(0, 1), support=given)
+        .estimate(run)["P_5"]
+        .value
+        for given in (None, support)
+    )
+    assert helped == pytest.approx(alone)
 
 
 def test_estimate_with_support_is_unbiased_when_averaged_over_many_samples() -> None:
