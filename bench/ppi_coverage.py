@@ -12,7 +12,10 @@ the tau of the machine's grades alone for comparison. Reads ../shared/data/trec-
 without it the script says so and stops.
 
     .venv/bin/python bench/ppi_coverage.py [--repetitions N] [--seed S] [--share F]
-        [--probabilities]
+        [--probabilities] [--no-support]
+
+``--no-support`` predicts the people's grades from the machine's alone, without the runs'
+support of each item (``evaluation.core.ppi.run_support``), for comparison.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--share", type=float, default=0.1, help="human budget / judgments")
     parser.add_argument("--probabilities", action="store_true", help="judge gives probabilities")
+    parser.add_argument(
+        "--no-support", action="store_true", help="leave out the runs' support of each item"
+    )
     args = parser.parse_args()
     if not COVID.is_dir():
         print(f"skipped: TREC-COVID round 1 files not found at {COVID}")
@@ -61,7 +67,8 @@ def main() -> None:
         f"ppi_coverage: {len(data.runs)} runs, {len(grades)} topics, {judgments:,} judgments, "
         f"human budget {budget:,} ({args.share:.0%}), {args.repetitions} repetitions, "
         f"judge binary kappa {kappa} (relevant from 1), "
-        f"{'with' if args.probabilities else 'without'} grade probabilities; "
+        f"{'with' if args.probabilities else 'without'} grade probabilities, "
+        f"{'without' if args.no_support else 'with'} the runs' support; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
@@ -75,6 +82,7 @@ def main() -> None:
         seed=args.seed,
         repetitions=args.repetitions,
         probabilities=args.probabilities,
+        support=not args.no_support,
     )
     print(
         f"{'measure':<12} {'coverage':>9} {'width':>7} {'tau mean':>9} {'tau min':>8} "

@@ -22,6 +22,7 @@ from evaluation.core.ppi import (
     PpiEvaluator,
     exact_value,
     machine_norms,
+    run_support,
     run_weights,
 )
 from evaluation.core.rank_correlation import kendall_tau_b
@@ -97,9 +98,11 @@ def coverage(
     seed: int,
     repetitions: int,
     probabilities: bool = False,
+    support: bool = True,
 ) -> list[Coverage]:
     """Repeat (judge, sample, estimate) ``repetitions`` times and check every run's intervals
-    against its value under the full qrels."""
+    against its value under the full qrels; ``support``: predict from the runs' support too,
+    as the app does (False: from the machine's grades alone, for comparison)."""
     topics = sorted(grades)
     scale = sorted({g for docs in grades.values() for g in docs.values()} | {0})
     truth = {
@@ -110,13 +113,17 @@ def coverage(
     widths: dict[str, list[float]] = {m.name: [] for m in measures}
     taus: dict[str, list[float]] = {m.name: [] for m in measures}
     machine_tau: dict[str, float] = {}
+    items = [(t, d) for t, docs in grades.items() for d in docs]
+    supported = run_support(runs.values(), items) if support else None
     for repetition in range(repetitions):
         rng = random.Random(seed * 1_000_003 + repetition)  # noqa: S311 (a simulation)
         machine = simulated_judge(grades, confusion, rng=rng, probabilities=probabilities)
         weights = sample_weights(machine, runs, measures, topics)
         sample = sample_plan(machine, budget, rng=rng, top_grade=max(scale), weights=weights)
         human = {(d.topic, d.item): grades[d.topic][d.item] for d in sample.draws}
-        evaluator = PpiEvaluator(machine, sample, human, measures, topics, grades=scale)
+        evaluator = PpiEvaluator(
+            machine, sample, human, measures, topics, grades=scale, support=supported
+        )
         estimates = {tag: evaluator.estimate(run) for tag, run in runs.items()}
         for m in measures:
             values = {tag: found[m.name].value for tag, found in estimates.items()}

@@ -24,6 +24,7 @@ from evaluation.core.ppi import (
     PpiEvaluator,
     UnsupportedMeasure,
     linear_measure,
+    run_support,
 )
 from evaluation.core.qrels import MACHINE, QrelsPolicy, TaskKind, qrels_from_judgments
 from evaluation.core.trec_measures import parse_measures
@@ -122,8 +123,12 @@ def human_sample_estimates(
     grades = scale_points(task).categories
     estimates: list[tuple[str, dict[str, Estimate]]] = []
     if measures and machine:
-        evaluator = PpiEvaluator(machine, planned, human, measures, topics, grades=grades)
-        estimates = [(label, evaluator.estimate(run)) for label, run in task_runs(task).items()]
+        runs = task_runs(task)
+        support = run_support(runs.values(), machine)
+        evaluator = PpiEvaluator(
+            machine, planned, human, measures, topics, grades=grades, support=support
+        )
+        estimates = [(label, evaluator.estimate(run)) for label, run in runs.items()]
     by_stratum: dict[str, list[int]] = {h: [n, 0, 0] for h, n in sizes.items()}
     for d in draws:
         counts = by_stratum.setdefault(d.stratum, [0, 0, 0])

@@ -4,6 +4,7 @@ hand computations and trec_eval (pytrec_eval) on complete grades."""
 import math
 import random
 
+import numpy as np
 import pytest
 
 from evaluation.core.human_sample import (
@@ -22,6 +23,7 @@ from evaluation.core.ppi import (
     UnsupportedMeasure,
     exact_value,
     linear_measure,
+    run_support,
 )
 from evaluation.core.trec_measures import evaluate_measures
 
@@ -169,6 +171,119 @@ def test_estimate_is_unbiased_when_averaged_over_many_samples() -> None:
     mean = sum(values) / len(values)
     spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
     # The stratum corrections make it a regression estimator: unbiased up to O(1/n).
+    assert abs(mean - expected) < 4 * spread / math.sqrt(len(values)) + 0.01
+
+
+def test_run_support_is_the_log_of_the_runs_summed_discounts() -> None:
+    runs = [
+        {"1": {"a": 3.0, "b": 2.0, "c": 1.0}},
+        {"1": {"c": 9.0, "a": 1.0}, "2": {"a": 1.0}},
+    ]
+    found = run_support(runs, [("1", "a"), ("1", "b"), ("1", "c"), ("1", "z")], depth=2)
+    # Ranks within depth 2: a is 1st in the first run and 2nd in the second, b 2nd in the
+    # first, c 1st in the second (3rd in the first, beyond the depth); z nowhere.
+    assert found[("1", "a")] == pytest.approx(math.log(1 + 1 + 1 / math.log2(3)))
+    assert found[("1", "b")] == pytest.approx(math.log(1 + 1 / math.log2(3)))
+    assert found[("1", "c")] == pytest.approx(math.log(2))
+    assert found[("1", "z")] == 0.0
+    assert set(found) == {("1", "a"), ("1", "b"), ("1", "c"), ("1", "z")}
+
+
+def test_estimate_with_support_is_weighted_least_squares_with_cell_effects() -> None:
+    """Checked against numpy's least squares: per stratum, a common slope on the runs'
+    support and one level per (topic, stratum) cell, each judged item weighted 1/pi; the
+    estimate is the fitted gains of the run's items plus its judged residuals over pi."""
+    rng = random.Random(5)
+    machine: dict[tuple[str, str], MachineGrade] = {}
+    human: dict[tuple[str, str], int] = {}
+    support: dict[tuple[str, str], float] = {}
+    draws = []
+    for topic in ("1", "2", "3"):
+        for i in range(24):
+            key = (topic, f"d{i}")
+            machine[key] = MachineGrade(i % 2)
+            support[key] = rng.uniform(0, 3)
+            if i < 16:  # eight judged items in every (topic, stratum) cell, 24 in a stratum
+                human[key] = int(rng.random() < 0.2 + 0.2 * support[key])
+                draws.append(SampleDraw(topic, key[1], f"g{i % 2}", rng.uniform(0.2, 0.9)))
+    sample = HumanSample(len(draws), {}, draws, 0.8)
+    p5 = linear_measure("P_5", "P_5")
+    run = {t: {f"d{i}": float(i * 7 % 24) for i in range(24)} for t in ("1", "2", "3")}
+    found = PpiEvaluator(
+        machine, sample, human, [p5], ["1", "2", "3"], grades=(0, 1), support=support
+    ).estimate(run)["P_5"]
+
+    cells = sorted({(d.topic, d.stratum) for d in draws})
+    fitted: dict[tuple[str, str], float] = {}
+    for stratum in ("g0", "g1"):
+        judged = [d for d in draws if d.stratum == stratum]
+        own = [c for c in cells if c[1] == stratum]
+        design = np.array(
+            [
+                [float((d.topic, stratum) == c) for c in own] + [support[(d.topic, d.item)]]
+                for d in judged
+            ]
+        )
+        error = np.array(
+            [human[(d.topic, d.item)] - machine[(d.topic, d.item)].grade for d in judged]
+        )
+        root = np.sqrt([1 / d.inclusion for d in judged])
+        coef = np.linalg.lstsq(design * root[:, None], error * root, rcond=None)[0]
+        for key, grade in machine.items():
+            if f"g{grade.grade}" == stratum:
+                level = coef[own.index((key[0], stratum))]
+                fitted[key] = grade.grade + level + coef[-1] * support[key]
+    inclusion = {(d.topic, d.item): d.inclusion for d in draws}
+    expected = 0.0
+    for topic, docs in run.items():
+        for doc in sorted(docs, key=lambda d: -docs[d])[:5]:
+            key = (topic, doc)
+            term = fitted[key]
+            if key in human:
+                term += (human[key] - fitted[key]) / inclusion[key]
+            expected += term / 5 / 3
+    assert found.value == pytest.approx(expected)
+    assert found.machine_only == pytest.approx(
+        sum(
+            machine[(t, d)].grade
+            for t, docs in run.items()
+            for d in sorted(docs, key=lambda d: -docs[d])[:5]
+        )
+        / 15
+    )
+    # With fewer judged items than a slope needs, the support changes nothing.
+    few = HumanSample(0, {}, [d for d in draws if d.topic == "1"], 0.8)
+    alone, helped = (
+        PpiEvaluator(machine, few, human, [p5], ["1", "2", "3"], grades=(0, 1), support=given)
+        .estimate(run)["P_5"]
+        .value
+        for given in (None, support)
+    )
+    assert helped == pytest.approx(alone)
+
+
+def test_estimate_with_support_is_unbiased_when_averaged_over_many_samples() -> None:
+    rng = random.Random(13)
+    docs = [f"d{i}" for i in range(40)]
+    # Relevance falls with rank and the machine errs at random: the support predicts the
+    # machine's error, as the runs' consensus does on real pools.
+    truth = {("1", d): int(rng.random() < 0.6 - i / 80) for i, d in enumerate(docs)}
+    machine = {k: MachineGrade(g if rng.random() < 0.7 else 1 - g) for k, g in truth.items()}
+    support = {("1", d): math.log1p(40 - i) for i, d in enumerate(docs)}
+    run = {"1": {d: float(i % 7) for i, d in enumerate(docs)}}
+    p10 = linear_measure("P_10", "P_10")
+    expected = exact_value(p10, run, {"1": {d: g for (_, d), g in truth.items()}}, ["1"])
+    values = []
+    for _ in range(3000):
+        sample = sample_plan(machine, 12, rng=rng, top_grade=1)
+        human = {(d.topic, d.item): truth[(d.topic, d.item)] for d in sample.draws}
+        evaluator = PpiEvaluator(
+            machine, sample, human, [p10], ["1"], grades=(0, 1), support=support
+        )
+        values.append(evaluator.estimate(run)["P_10"].value)
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    # A fitted slope and fitted levels: a regression estimator, unbiased up to O(1/n).
     assert abs(mean - expected) < 4 * spread / math.sqrt(len(values)) + 0.01
 
 
