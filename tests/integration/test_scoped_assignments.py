@@ -288,3 +288,24 @@ def test_two_organizers_removing_at_once_take_each_item_out_once() -> None:
     assert sum(removed) == 3  # every item once, whoever came first
     assert not AssignmentItem.objects.filter(assignment=story.scoped).exists()
     assert Judgment.objects.filter(assignment=story.scoped).count() == 2
+
+
+def test_scope_page_and_endpoint_run_bounded_queries_when_the_scope_is_large(
+    django_assert_max_num_queries,
+) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=40)
+    [scoped] = items_route(
+        items={pool.topic.pk: [item.pk for item in pool.items]},
+        assessors=[UserFactory.create(username="carol")],
+        created_by=None,
+    ).created
+    page = Client()
+    page.force_login(UserFactory.create(is_staff=True))
+    api = APIClient()
+    api.force_authenticate(UserFactory.create(is_staff=True))
+    with django_assert_max_num_queries(12):
+        shown = page.get(reverse("assessment:organize_scope", args=[scoped.pk]))
+    assert shown.content.decode().count('name="items"') == 40
+    with django_assert_max_num_queries(6):
+        listed = api.get(_scope_url(scoped))
+    assert len(listed.json()["items"]) == 40
