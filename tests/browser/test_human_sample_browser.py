@@ -1,7 +1,8 @@
 """The people-and-machine page's "send to assessors" button in real Chromium: the organizer
 draws a sample, picks assessors and sends; the confirmation says what happened; the assessor
-then logs in and judges exactly the sent items, blind to the machine. Screenshots in
-test-artifacts/human-sample-*.png.
+then logs in and judges exactly the sent items, blind to the machine. Then an assessor with a
+judging page open when the organizer takes its item out. Screenshots in
+test-artifacts/human-sample-*.png and scope-item-taken-out-while-open.png.
 
 The story is test_human_sample_routing's: A.1's official assignment is revoked, so of A.1 the
 people have not judged 101 and 104; A.2's open 203 is already in a whole-topic assignment.
@@ -13,12 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from assessment.models import Assignment
+from assessment.models import Assignment, Judgment
+from assessment.services.assignments import scope_items_remove
 from assessment.services.assignments.moves import assignment_revoke
+from assessment.services.assignments.scoped import items_route
 from tests.browser.conftest import ARTIFACTS, PASSWORD
 from tests.factories import UserFactory
 from tests.integration.machine_judge_data import JUDGE_GRADES, import_judge, jsonl
 from tests.integration.machine_judge_data import judged_task_with_open_item as judged_task
+from tests.integration.test_judging_pools import answer_pool
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -103,3 +107,25 @@ def test_organizer_sends_the_draw_and_the_assessor_sees_exactly_the_sent_items(
         in page.locator(".messages").inner_text()
     )
     assert errors == []
+
+
+def test_judging_page_open_on_an_item_taken_out_says_so_and_saves_nothing(
+    page, login, screenshot
+) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=2)
+    carol = UserFactory.create(username="carol")
+    [held] = items_route(
+        items={pool.topic.pk: [item.pk for item in pool.items]}, assessors=[carol], created_by=None
+    ).created
+    item, hit = pool.items[0], pool.hits[0][0]
+    login("carol")
+    page.goto(f"/assess/{held.pk}/{item.pk}/")
+    page.wait_for_selector(".hit")
+    # The organizer takes the item out while carol reads it.
+    scope_items_remove(assignment=held, item_ids=[item.pk])
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    status = page.locator("#judge-status")
+    status.filter(has_text="no longer yours to judge").wait_for()
+    screenshot("scope-item-taken-out-while-open")
+    assert not Judgment.objects.filter(hit=hit).exists()

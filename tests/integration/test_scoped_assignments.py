@@ -22,6 +22,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from assessment.models import Assignment, AssignmentItem, Judgment
+from assessment.selectors.agreement import task_agreement
 from assessment.selectors.dashboard import task_dashboard
 from assessment.selectors.overview import campaign_overview
 from assessment.selectors.progress import assignments_with_progress
@@ -189,6 +190,20 @@ def test_removing_items_keeps_every_judgment_and_the_judged_item_stays_in_qrels(
     )
     assert refused.status_code == 404
     assert not Judgment.objects.filter(hit=story.t1.hits[2][0]).exists()
+
+
+def test_a_removed_judged_item_still_counts_in_agreement_when_a_dual_assessor_judged_it() -> None:
+    story = _story()
+    dual = AssignmentFactory.create(
+        topic=story.t1.topic, assessor=UserFactory.create(username="dan"), purpose="dual"
+    )
+    _judge(dual, story.t1, 1, grade=1)  # the same answer carol graded 1
+    before = task_agreement(task=story.task)
+    scope_items_remove(assignment=story.scoped, item_ids=[story.t1.items[1].pk])
+    after = task_agreement(task=story.task)
+    pairs = [(after.name(p.first), after.name(p.second), p.shared) for p in after.pairs]
+    assert pairs == [("carol", "dan", 1)]
+    assert [p.kappa.n for p in after.pairs] == [p.kappa.n for p in before.pairs] == [1]
 
 
 def test_taking_out_every_unjudged_item_from_the_page_says_what_happens() -> None:
