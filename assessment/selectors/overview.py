@@ -5,7 +5,7 @@ active assignments with their progress, and the people who can be given topics.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth.models import User
@@ -113,10 +113,7 @@ def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
         summaries[task_id].items, summaries[task_id].judged_items = n, done
     officials = Assignment.objects.filter(purpose=Assignment.Purpose.OFFICIAL)
     for out in outside_scopes(officials).values():
-        summary = summaries[out.task_id]
-        if summary.task.kind != RetrievalTask.Kind.FORMULA:  # items are counted for formulae
-            out = replace(out, items=0, judged_items=0)
-        summary.outside.append(out)
+        summaries[out.task_id].outside.append(out)
     grouped: dict[int, tuple[Campaign, list[TaskSummary]]] = {}
     for task in tasks:
         grouped.setdefault(task.campaign_id, (task.campaign, []))[1].append(summaries[task.pk])

@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Case, Exists, OuterRef, Q, QuerySet, When
 from django.db.models.functions import Coalesce
 
 from assessment.models import Assignment, AssignmentItem, Judgment
 from assessment.selectors.handover import line_judgments_of
 from assessment.selectors.progress import ItemStatus, SubqueryCount, item_statuses
+from collection.models import RetrievalTask
 from pooling.models import Hit, PoolItem
 
 __all__ = ["OutsideScope", "ScopeItem", "outside_scopes", "scope_items"]
@@ -27,7 +28,8 @@ __all__ = ["OutsideScope", "ScopeItem", "outside_scopes", "scope_items"]
 @dataclass(frozen=True)
 class OutsideScope:
     """What of its topic an active scoped assignment does not cover: hits and pool items
-    outside its scope, and how many of them its line judged (hits, and items fully judged)."""
+    outside its scope, and how many of them its line judged (hits, and items fully judged;
+    items in formula tasks only, 0 elsewhere)."""
 
     assignment_id: int
     topic_id: int
@@ -48,11 +50,14 @@ def _in_scope(item: OuterRef) -> Exists:
 def outside_scopes(assignments: QuerySet[Assignment]) -> dict[int, OutsideScope]:
     """Per active scoped assignment among ``assignments`` (by id), what lies outside its
     scope: one query."""
-    line = line_judgments_of(OuterRef("pk"), OuterRef("line_start"))
     hits_out = Hit.objects.filter(item__topic=OuterRef("topic")).exclude(
         _in_scope(OuterRef("item"))
     )
-    judged_out = Judgment.objects.filter(line).exclude(_in_scope(OuterRef("hit__item")))
+    # Judged outside: the hits outside with a judgment of the line (a line judges a hit at most
+    # once: a continue-move refuses the hits a previous assessor judged). Going from the hits
+    # (judgments by their hit index) keeps the count bounded by the topic, not the task.
+    line_2 = line_judgments_of(OuterRef(OuterRef("pk")), OuterRef(OuterRef("line_start")))
+    judged_out = hits_out.filter(Exists(Judgment.objects.filter(line_2, hit=OuterRef("pk"))))
     items_out = PoolItem.objects.filter(topic=OuterRef("topic")).exclude(_in_scope(OuterRef("pk")))
     # An item is judged when it has hits and its line left none unjudged (three levels out:
     # judgment -> hit -> pool item -> the assignment row).
@@ -65,13 +70,16 @@ def outside_scopes(assignments: QuerySet[Assignment]) -> dict[int, OutsideScope]
     done_out = items_out.filter(Exists(Hit.objects.filter(item=OuterRef("pk")))).exclude(
         Exists(unjudged)
     )
+    # Items are counted for formula tasks only (elsewhere an item is one hit): a CASE spares
+    # the other tasks' rows those subqueries.
+    formula = Q(topic__task__kind=RetrievalTask.Kind.FORMULA)
     rows = (
         assignments.filter(scoped=True, revoked_at__isnull=True)
         .annotate(
             n_hits=Coalesce(SubqueryCount(hits_out), 0),
             n_judged=Coalesce(SubqueryCount(judged_out), 0),
-            n_items=Coalesce(SubqueryCount(items_out), 0),
-            n_done=Coalesce(SubqueryCount(done_out), 0),
+            n_items=Case(When(formula, then=Coalesce(SubqueryCount(items_out), 0)), default=0),
+            n_done=Case(When(formula, then=Coalesce(SubqueryCount(done_out), 0)), default=0),
         )
         .values_list(
             "pk",

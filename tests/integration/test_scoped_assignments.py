@@ -26,7 +26,7 @@ from assessment.selectors.agreement import task_agreement
 from assessment.selectors.dashboard import task_dashboard
 from assessment.selectors.overview import campaign_overview
 from assessment.selectors.progress import assignments_with_progress
-from assessment.services.assignments import scope_items_remove
+from assessment.services.assignments import assignment_move, scope_items_remove
 from assessment.services.assignments.scoped import items_route
 from assessment.services.judging import HitVerdict, item_submit
 from collection.models import RetrievalTask
@@ -204,6 +204,25 @@ def test_a_removed_judged_item_still_counts_in_agreement_when_a_dual_assessor_ju
     pairs = [(after.name(p.first), after.name(p.second), p.shared) for p in after.pairs]
     assert pairs == [("carol", "dan", 1)]
     assert [p.kappa.n for p in after.pairs] == [p.kappa.n for p in before.pairs] == [1]
+
+
+def test_after_a_move_the_scope_counts_the_earlier_assessors_judgments_still_in_it() -> None:
+    story = _story()
+    dave = UserFactory.create(username="dave")
+    moved = assignment_move(assignment=story.scoped, assessor=dave, moved_by=None).assignment
+    _judge(moved, story.t1, 2, grade=0)  # dave judges the third; carol judged the first two
+    scope_items_remove(assignment=moved, item_ids=[story.t1.items[0].pk])  # carol's, judged
+    board = task_dashboard(task=story.task)
+    t1 = next(t for t in board.topics if t.topic_id == story.t1.topic.pk)
+    # The scope: carol's second and dave's third, both judged (by the line); 1 + 2 of 2 + 4.
+    assert (t1.judged, t1.hits, t1.assessor) == (2, 2, "dave")
+    assert str(board.completion) == "3 of 6 answers"
+    people = {p.name: p for p in board.assessors}
+    assert (people["dave"].judged, people["dave"].assigned_hits) == (2, 2)
+    [summary] = [s for _, tasks in campaign_overview() for s in tasks if s.task == story.task]
+    assert str(summary.progress) == "3 of 6 answers"
+    [mine] = assignments_with_progress(dave)
+    assert (mine.judged, mine.total) == (2, 2)
 
 
 def test_taking_out_every_unjudged_item_from_the_page_says_what_happens() -> None:
