@@ -8,6 +8,7 @@ from assessment.views import (
     machine_judges,
     organize,
     organize_guidelines,
+    organize_scope,
     training,
     training_archive,
 )
@@ -22,6 +23,11 @@ organize_urls = [
         "organize/task/<id:task_id>/assignments/",
         organize.assignments,
         name="organize_assignments",
+    ),
+    path(
+        "organize/assignments/<id:assignment_id>/scope/",
+        organize_scope.scope_page,
+        name="organize_scope",
     ),
     path("organize/task/<id:task_id>/training/", organize.training, name="organize_training"),
     path(

@@ -2,12 +2,16 @@
 
 GET  /api/organize/tasks/<task>/agreement/        pairwise kappas, means, alpha, training rounds
      (machine judges take part, named "machine: NAME"; see machine_judges.py for their own)
-GET  /api/organize/tasks/<task>/assignments/      active official and dual assignments
+GET  /api/organize/tasks/<task>/assignments/      active official and dual assignments, each
+     with "hits" it covers and "judged" of them (a "scoped" one covers chosen items only)
 POST the same  {"action": "assign" | "balance" | "dual", ...}   → 201 with what was created
 POST /api/organize/assignments/<id>/move/  {"assessor": "bob", "handover": "continue"}
      → the new assignment, the one it replaces, and how many judged hits stay with the
        earlier assessor(s) ("kept_judgments") and are left to judge ("hits_left")
 POST /api/organize/assignments/<id>/revoke/
+GET  /api/organize/assignments/<id>/scope/         a scoped assignment's items, judged or not
+POST the same  {"items": [pool item ids], "unjudged": true}   takes items out of the scope
+     (judgments already made are kept and still count toward qrels and agreement)
 
 Rule breaks (a topic already assigned, a dual assessor who is the official one) answer 400
 with every problem listed; nothing is stored then.
@@ -32,16 +36,19 @@ from assessment.models import Assignment, MachineJudge
 from assessment.selectors.agreement import AgreementTable, task_agreement, training_rounds_agreement
 from assessment.selectors.machine_judges import machine_label
 from assessment.selectors.overview import assignment_rows
+from assessment.selectors.scopes import scope_items
 from assessment.services.assignments import (
     AssignmentError,
     AssignmentMove,
+    ScopeItemsRemoved,
     assignment_action_apply,
+    scope_items_remove,
 )
 from collection.access import task_for
 from collection.models import RetrievalTask, Topic
 from kernel.access import IsOrganizer
 
-__all__ = ["AgreementView", "AssignmentActionView", "AssignmentsView"]
+__all__ = ["AgreementView", "AssignmentActionView", "AssignmentsView", "ScopeView"]
 
 
 def _agreement(value: Agreement) -> dict[str, Any]:
@@ -217,6 +224,9 @@ class AssignmentsView(APIView):
                     "assessor": r.assessor,
                     "purpose": r.purpose,
                     "judged": r.judged,
+                    # The hits it covers: its topic's, or its scope's when scoped.
+                    "hits": r.hits,
+                    "scoped": r.scoped,
                 }
                 for r in rows
             ]
@@ -272,3 +282,87 @@ class AssignmentActionView(APIView):
             return Response(_move_out(done.move))
         assert done.revoked is not None  # noqa: S101 - revoke's result
         return Response(_assignment_out(done.revoked))
+
+
+class ScopeRemoveRequest(serializers.Serializer):
+    items = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        default=list,
+        max_length=100_000,
+        help_text="pool item ids to take out of the scope",
+    )
+    unjudged = serializers.BooleanField(
+        default=False, help_text="also take out every item with no judged hit"
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs["items"] and not attrs["unjudged"]:
+            raise serializers.ValidationError("name the items to remove, or unjudged: true")
+        return attrs
+
+
+def _scope_out(assignment: Assignment) -> dict[str, Any]:
+    items = scope_items(assignment)
+    return {
+        "id": assignment.pk,
+        "topic": assignment.topic.number,
+        "assessor": assignment.assessor.get_username(),
+        "items": [
+            {
+                "item": i.item_id,
+                "key": i.key,
+                "hits": i.status.hits,
+                "judged_hits": i.status.judged,
+            }
+            for i in items
+        ],
+    }
+
+
+def _removed_out(done: ScopeItemsRemoved) -> dict[str, Any]:
+    return {
+        "removed": done.removed,
+        "judged_kept": done.judged_kept,
+        "already_out": done.already_out,
+        "left": done.left,
+        "message": done.message,
+        "scope": _scope_out(done.assignment),
+    }
+
+
+class ScopeView(APIView):
+    """A scoped assignment's items (GET), and taking items out of it (POST)."""
+
+    permission_classes = [IsOrganizer]
+
+    def _assignment(self, assignment_id: int) -> Assignment:
+        return get_object_or_404(
+            Assignment.objects.select_related("topic", "assessor"),
+            pk=assignment_id,
+            scoped=True,
+            revoked_at__isnull=True,
+        )
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A scoped assignment's items")
+    def get(self, request: Request, assignment_id: int) -> Response:
+        return Response(_scope_out(self._assignment(assignment_id)))
+
+    @extend_schema(
+        request=ScopeRemoveRequest,
+        responses=OpenApiTypes.OBJECT,
+        summary="Take items out of a scoped assignment (judgments are kept)",
+    )
+    def post(self, request: Request, assignment_id: int) -> Response:
+        assignment = self._assignment(assignment_id)
+        form = ScopeRemoveRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            done = scope_items_remove(
+                assignment=assignment,
+                item_ids=form.validated_data["items"],
+                unjudged=form.validated_data["unjudged"],
+            )
+        except AssignmentError as error:
+            return Response({"problems": error.problems}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(_removed_out(done))

@@ -54,4 +54,9 @@ urlpatterns: list = [
         organize.AssignmentActionView.as_view(operation="revoke"),
         name="organize-assignment-revoke",
     ),
+    path(
+        "organize/assignments/<id:assignment_id>/scope/",
+        organize.ScopeView.as_view(),
+        name="organize-assignment-scope",
+    ),
 ]

@@ -23,6 +23,7 @@ from assessment.models import Assignment, Judgment
 from assessment.selectors.dashboard_figures import AssessorProgress, TaskDashboard, TopicProgress
 from assessment.selectors.guidelines import guidelines_current
 from assessment.selectors.progress import official_item_counts
+from assessment.selectors.scopes import OutsideScope, outside_scopes
 from collection.models import RetrievalTask, Topic
 from pooling.models import Hit, PoolBuild, PoolItem, Run
 
@@ -90,7 +91,7 @@ def _topics(task: RetrievalTask, top: int) -> dict[int, TopicProgress]:
 
 def _assignments(
     task: RetrievalTask, topics: dict[int, TopicProgress]
-) -> tuple[dict[int, _Assignment], dict[int, AssessorProgress]]:
+) -> tuple[dict[int, _Assignment], dict[int, AssessorProgress], dict[int, OutsideScope]]:
     """Every official and dual assignment (revoked ones too: their judgments still count for
     who made them); the active ones give each assessor their load and each topic its names.
     """
@@ -107,30 +108,55 @@ def _assignments(
             "scoped",
         )
     )
-    # A scoped assignment holds only its scope's hits (one grouped query, when there is one).
-    scoped_hits: dict[int, int] = {}
-    if any(scoped for *_, scoped in rows):
-        scoped_hits = dict(
-            Hit.objects.filter(item__assignment_scopes__assignment__in=work.filter(scoped=True))
-            .values("item__assignment_scopes__assignment")
-            .annotate(n=Count("id"))
-            .values_list("item__assignment_scopes__assignment", "n")
-        )
+    # A scoped assignment covers only its scope (one query, when there is one): its topic's
+    # figures and its assessor's load count the scope, not the whole topic.
+    outside: dict[int, OutsideScope] = {}
+    if any(scoped and revoked_at is None for *_, revoked_at, _line, scoped in rows):
+        outside = outside_scopes(work)
     found: dict[int, _Assignment] = {}
     people: dict[int, AssessorProgress] = {}
-    for pk, topic_id, assessor_id, username, purpose, revoked_at, line_start, scoped in rows:
+    for pk, topic_id, assessor_id, username, purpose, revoked_at, line_start, _ in rows:
         found[pk] = _Assignment(
             topic_id, assessor_id, purpose, revoked_at is None, line_start or pk
         )
         person = people.setdefault(assessor_id, AssessorProgress(assessor_id, username))
         if revoked_at is not None:
             continue
-        person.assigned_hits += scoped_hits.get(pk, 0) if scoped else topics[topic_id].hits
+        person.assigned_hits += topics[topic_id].hits - _outside(outside, pk).hits
         if purpose == Assignment.Purpose.OFFICIAL:
             topics[topic_id].assessor = username
+            topics[topic_id].scoped = pk in outside
         else:
             topics[topic_id].dual_assessor = username
-    return found, people
+    return found, people, outside
+
+
+_NOTHING_OUTSIDE = OutsideScope(0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def _outside(outside: dict[int, OutsideScope], assignment_id: int) -> OutsideScope:
+    return outside.get(assignment_id, _NOTHING_OUTSIDE)
+
+
+def _count_scopes_only(
+    outside: dict[int, OutsideScope],
+    assignments: dict[int, _Assignment],
+    topics: dict[int, TopicProgress],
+    people: dict[int, AssessorProgress],
+) -> None:
+    """Take away what lies outside each scope from the whole-topic counts: a scoped topic's
+    progress is judged of its scope over its scope's size, and so is its assessor's."""
+    for assignment_id, out in outside.items():
+        assignment = assignments[assignment_id]
+        people[assignment.assessor_id].judged -= out.judged
+        if assignment.purpose != Assignment.Purpose.OFFICIAL:
+            continue
+        topic = topics[assignment.topic_id]
+        topic.hits -= out.hits
+        topic.judged -= out.judged
+        if topic.kind == RetrievalTask.Kind.FORMULA:
+            topic.items -= out.items
+            topic.judged_items -= out.judged_items
 
 
 def _latest(current: datetime | None, candidate: datetime) -> datetime:
@@ -266,8 +292,10 @@ def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
     )
     scale = guidelines_current(task=task).scale
     topics = _topics(task, scale.top)
-    assignments, people = _assignments(task, topics)
+    pool_hits = sum(t.hits for t in topics.values())
+    assignments, people, outside = _assignments(task, topics)
     _apply_judgments(assignments, topics, people)
+    _count_scopes_only(outside, assignments, topics, people)
     ids = list(assignments)
     for assessor_id, median in _medians(ids).items():
         people[assessor_id].median_seconds = median
@@ -286,7 +314,7 @@ def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
         task=task,
         runs=runs,
         pool_items=PoolItem.objects.filter(topic_id__in=list(topics)).count(),
-        pool_hits=sum(t.hits for t in topics.values()),
+        pool_hits=pool_hits,
         last_build=PoolBuild.objects.filter(task=task).order_by("-created_at").first(),
         topics=list(topics.values()),
         assessors=sorted(people.values(), key=lambda p: p.name),

@@ -43,6 +43,9 @@ class TopicProgress:
     kind: str = ""
     items: int = 0  # counted for formula tasks only: elsewhere an item is one hit
     judged_items: int = 0
+    # The official assignment covers chosen items only (a drawn human sample's): hits, items
+    # and judged count its scope, not the whole pool of the topic.
+    scoped: bool = False
 
     @property
     def progress(self) -> Progress:
@@ -136,6 +139,12 @@ class TaskDashboard:
         return sum(t.judged for t in self.topics)
 
     @property
+    def to_judge(self) -> int:
+        """The hits people are to judge: every topic's pool, or its scope when its official
+        assignment is scoped (``pool_hits`` is the whole pool)."""
+        return sum(t.hits for t in self.topics)
+
+    @property
     def completion(self) -> Progress:
         """The task's official progress in its units (``progress`` is the chart's series)."""
         return Progress(
@@ -143,9 +152,9 @@ class TaskDashboard:
             sum(t.judged_items for t in self.topics),
             sum(t.items for t in self.topics),
             self.judged,
-            self.pool_hits,
+            self.to_judge,
         )
 
     @property
     def percent(self) -> float:
-        return 100.0 * self.judged / self.pool_hits if self.pool_hits else 0.0
+        return 100.0 * self.judged / self.to_judge if self.to_judge else 0.0

@@ -5,17 +5,21 @@ active assignments with their progress, and the people who can be given topics.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth.models import User
-from django.db.models import Count, OuterRef
-from django.db.models.functions import Coalesce
+from django.db.models import Count
 
 from assessment.access import assessor_candidates
 from assessment.models import Assignment, Judgment
-from assessment.selectors.handover import counted_judgments, line_judgments_of
-from assessment.selectors.progress import Progress, SubqueryCount, official_item_counts
+from assessment.selectors.handover import counted_judgments
+from assessment.selectors.progress import (
+    Progress,
+    official_item_counts,
+    with_covered_hits,
+)
+from assessment.selectors.scopes import OutsideScope, outside_scopes
 from collection.models import Campaign, RetrievalTask, Topic
 from pooling.models import Hit, PoolItem, Run
 
@@ -40,18 +44,30 @@ class TaskSummary:
     judged: int = 0
     items: int = 0  # counted for formula tasks only: elsewhere an item is one hit
     judged_items: int = 0
+    # What scoped official assignments leave out of their topics (``selectors.scopes``):
+    # progress counts a scoped topic's scope only.
+    outside: list[OutsideScope] = field(default_factory=list)
 
     @property
     def percent(self) -> float:
-        return 100.0 * self.judged / self.hits if self.hits else 0.0
+        progress = self.progress
+        return 100.0 * progress.judged_hits / progress.hits if progress.hits else 0.0
 
     @property
     def progress(self) -> Progress:
-        return Progress(self.task.kind, self.judged_items, self.items, self.judged, self.hits)
+        """Official progress: every topic's pool, or its scope when its official assignment is
+        scoped (``hits`` stays the whole pool)."""
+        return Progress(
+            self.task.kind,
+            self.judged_items - sum(o.judged_items for o in self.outside),
+            self.items - sum(o.items for o in self.outside),
+            self.judged - sum(o.judged for o in self.outside),
+            self.hits - sum(o.hits for o in self.outside),
+        )
 
 
 def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
-    """Every campaign with a line per task: seven grouped queries whatever the size."""
+    """Every campaign with a line per task: eight grouped queries whatever the size."""
     tasks = list(RetrievalTask.objects.select_related("campaign").order_by("campaign_id", "id"))
     summaries = {t.pk: TaskSummary(t) for t in tasks}
 
@@ -95,6 +111,9 @@ def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
     formula_items = PoolItem.objects.filter(topic__task__kind=RetrievalTask.Kind.FORMULA)
     for task_id, (n, done) in official_item_counts(formula_items, "topic__task_id").items():
         summaries[task_id].items, summaries[task_id].judged_items = n, done
+    officials = Assignment.objects.filter(purpose=Assignment.Purpose.OFFICIAL)
+    for out in outside_scopes(officials).values():
+        summaries[out.task_id].outside.append(out)
     grouped: dict[int, tuple[Campaign, list[TaskSummary]]] = {}
     for task in tasks:
         grouped.setdefault(task.campaign_id, (task.campaign, []))[1].append(summaries[task.pk])
@@ -117,15 +136,17 @@ class AssignmentRow:
     purpose: str
     judged: int
     created_at: datetime
+    hits: int  # the hits it covers: its topic's, or its scope's when scoped
+    scoped: bool
 
 
 def assignment_rows(*, task: RetrievalTask) -> list[AssignmentRow]:
-    """Active official and dual assignments of the task with judged counts (after a
-    continue-move, the earlier assessors' judgments count as done): one query."""
-    line = Judgment.objects.filter(line_judgments_of(OuterRef("pk"), OuterRef("line_start")))
+    """Active official and dual assignments of the task with the hits each covers and how many
+    are judged (after a continue-move, the earlier assessors' judgments count as done; a
+    scoped assignment counts its scope only): one query."""
+    active = Assignment.objects.filter(topic__task=task, purpose__in=WORK, revoked_at__isnull=True)
     rows = (
-        Assignment.objects.filter(topic__task=task, purpose__in=WORK, revoked_at__isnull=True)
-        .annotate(n_judged=Coalesce(SubqueryCount(line), 0))
+        with_covered_hits(active)
         .order_by("topic_id", "purpose")
         .values_list(
             "pk",
@@ -135,6 +156,8 @@ def assignment_rows(*, task: RetrievalTask) -> list[AssignmentRow]:
             "purpose",
             "n_judged",
             "created_at",
+            "n_total",
+            "scoped",
         )
     )
     return [AssignmentRow(*row) for row in rows]

@@ -61,6 +61,7 @@ __all__ = [
     "pool_items_of",
     "progress_of",
     "units_of",
+    "with_covered_hits",
 ]
 
 
@@ -178,6 +179,38 @@ def _unjudged_hits(pk_ref: OuterRef, line_ref: OuterRef, item_ref: OuterRef):  #
     return Hit.objects.filter(item=item_ref).exclude(Exists(judged))
 
 
+def with_covered_hits(assignments: QuerySet[Assignment]) -> QuerySet[Any]:
+    """``assignments`` annotated with ``n_total``, the hits each covers
+    (``pool_items_of``'s rule in SQL), and ``n_judged``, how many of them its line has judged.
+    A scoped assignment counts only what is in its scope now: a judgment made before its item
+    left the scope is kept (and counts toward qrels), just not counted here."""
+    topic_hits = Hit.objects.filter(item__topic=OuterRef("topic"))
+    line_judged = Judgment.objects.filter(line_judgments_of(OuterRef("pk"), OuterRef("line_start")))
+    in_scope = {"item__assignment_scopes__assignment": OuterRef("pk")}
+    return assignments.annotate(
+        n_total=covered(
+            Coalesce(SubqueryCount(topic_hits), 0),
+            training=Coalesce(
+                SubqueryCount(topic_hits.filter(item__training_rounds=OuterRef("training_round"))),
+                0,
+            ),
+            scoped=Coalesce(SubqueryCount(topic_hits.filter(**in_scope)), 0),
+        ),
+        n_judged=Case(
+            When(
+                scoped=True,
+                then=Coalesce(
+                    SubqueryCount(
+                        line_judged.filter(hit__item__assignment_scopes__assignment=OuterRef("pk"))
+                    ),
+                    0,
+                ),
+            ),
+            default=Coalesce(SubqueryCount(line_judged), 0),
+        ),
+    )
+
+
 @dataclass(frozen=True)
 class AssignmentProgress:
     assignment: Assignment
@@ -220,13 +253,7 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
         .order_by("display_order")
         .values("pk")
     )
-    line = line_judgments_of(OuterRef("pk"), OuterRef("line_start"))
     own = Judgment.objects.filter(assignment=OuterRef("pk"))
-    topic_hits = Hit.objects.filter(item__topic=OuterRef("topic"))
-    # Training assignments cover only their round's items (a handful per topic); scoped ones
-    # only their scope's.
-    in_round = {"item__training_rounds": OuterRef("training_round")}
-    in_scope = {"item__assignment_scopes__assignment": OuterRef("pk")}
     first_unjudged = covered(
         Subquery(unjudged[:1]),
         training=Subquery(unjudged.filter(training_rounds=OuterRef("training_round"))[:1]),
@@ -248,24 +275,11 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
             ),
         )
 
-    line_judged = Judgment.objects.filter(line)
-    # A scoped assignment counts only what is in its scope now (a judgment made before a
-    # re-scope is kept, just not counted here).
-    scoped_judged = line_judged.filter(hit__item__assignment_scopes__assignment=OuterRef("pk"))
-
+    mine = Assignment.objects.filter(assessor_id=assessor.pk, revoked_at__isnull=True)
     rows = (
-        Assignment.objects.filter(assessor_id=assessor.pk, revoked_at__isnull=True)
+        with_covered_hits(mine)
         .select_related("topic__task__campaign", "training_round")
         .annotate(
-            n_total=covered(
-                Coalesce(SubqueryCount(topic_hits), 0),
-                training=Coalesce(SubqueryCount(topic_hits.filter(**in_round)), 0),
-                scoped=Coalesce(SubqueryCount(topic_hits.filter(**in_scope)), 0),
-            ),
-            n_judged=Case(
-                When(scoped=True, then=Coalesce(SubqueryCount(scoped_judged), 0)),
-                default=Coalesce(SubqueryCount(line_judged), 0),
-            ),
             n_flagged=Coalesce(SubqueryCount(own.exclude(flag="")), 0),
             continue_item=first_unjudged,
             n_items=scoped(topic_items),

@@ -88,7 +88,7 @@ def task_overview(request: HttpRequest, task_id: int) -> HttpResponse:
         "progress": {
             "labels": [label for label, _ in board.progress],
             "values": [n for _, n in board.progress],
-            "total": board.pool_hits,
+            "total": board.to_judge,
         },
         "histogram": {
             "labels": [label for label, _ in board.histogram],

@@ -26,6 +26,7 @@ from evaluation.services.human_sample import (
     SampleError,
     human_sample_assign,
     human_sample_draw,
+    routed_message,
 )
 from kernel.access import IsOrganizer
 
@@ -60,6 +61,9 @@ def estimates_json(found: SampleEstimates, routing: SampleRouting) -> dict[str, 
         "judged": found.judged,
         "in_pool": routing.in_pool,
         "queued": routing.queued,
+        # Drawn items no person has judged yet: how many, and how many of them are queued.
+        "to_judge": routing.to_judge,
+        "to_judge_queued": routing.waiting_queued,
         "measures": found.measures,
         "not_estimated": found.unsupported,
         "strata": [
@@ -142,6 +146,7 @@ class HumanSampleAssignView(APIView):
         numbers = dict(task.topics.values_list("pk", "number"))
         return Response(
             {
+                "message": routed_message(routed, numbers),
                 "created": [
                     {"id": a.pk, "topic": numbers[a.topic_id], "assessor": a.assessor.username}
                     for a in routed.created

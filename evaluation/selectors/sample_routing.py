@@ -44,13 +44,25 @@ def drawn_pool_items(sample: HumanSample) -> dict[tuple[str, str], tuple[int, in
 @dataclass(frozen=True)
 class SampleRouting:
     """A sample's drawn items: still in the pool, judged by people (the final qrels hold them),
-    in an assessor's queue (an active official assignment reaches them), and the pool items
-    (topic id -> item ids) no person has judged yet."""
+    in an assessor's queue (an active official assignment reaches them, judged or not), and
+    the pool items (topic id -> item ids) no person has judged yet, of which
+    ``waiting_queued`` are in a queue (the rest are not sent yet)."""
 
     in_pool: int
     judged: int
     queued: int
     waiting: dict[int, list[int]]
+    waiting_queued: int = 0
+
+    @property
+    def to_judge(self) -> int:
+        """Drawn items still in the pool that no person has judged yet."""
+        return sum(len(items) for items in self.waiting.values())
+
+    @property
+    def not_sent(self) -> int:
+        """Drawn items no person has judged and no assessor's queue holds."""
+        return self.to_judge - self.waiting_queued
 
 
 def sample_routing(
@@ -75,13 +87,20 @@ def sample_routing(
             "item_id", flat=True
         )
     )
-    queued = sum(
-        1
-        for topic_id, item_id in pool.values()
-        if topic_id in whole_topics or item_id in scoped_items
+
+    def reached(topic_id: int, item_id: int) -> bool:
+        return topic_id in whole_topics or item_id in scoped_items
+
+    queued = sum(1 for topic_id, item_id in pool.values() if reached(topic_id, item_id))
+    waiting_queued = sum(
+        1 for topic_id, items in waiting.items() for item_id in items if reached(topic_id, item_id)
     )
     return SampleRouting(
-        in_pool=len(pool), judged=len(people.keys() & pool.keys()), queued=queued, waiting=waiting
+        in_pool=len(pool),
+        judged=len(people.keys() & pool.keys()),
+        queued=queued,
+        waiting=waiting,
+        waiting_queued=waiting_queued,
     )
 
 

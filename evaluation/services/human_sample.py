@@ -30,7 +30,13 @@ from evaluation.models import HumanSample, HumanSampleItem
 from evaluation.selectors.human_sample import linear_measures_of, machine_item_grades, task_runs
 from evaluation.selectors.sample_routing import sample_routing
 
-__all__ = ["ItemsRouted", "SampleError", "human_sample_assign", "human_sample_draw"]
+__all__ = [
+    "ItemsRouted",
+    "SampleError",
+    "human_sample_assign",
+    "human_sample_draw",
+    "routed_message",
+]
 
 MAX_BUDGET = 1_000_000
 
@@ -115,3 +121,22 @@ def human_sample_assign(
         )
     except AssignmentError as error:
         raise SampleError("; ".join(error.problems)) from None
+
+
+def routed_message(routed: ItemsRouted, topic_numbers: dict[int, str]) -> str:
+    """What sending a sample to assessors did, in the organizer's words (page, REST and
+    command say the same): how many items went out, which new assignments hold them (topic →
+    assessor), how many a whole-topic assignment already covered."""
+    if not routed.added and not routed.created:
+        sent = "Nothing new to send: every drawn item no person has judged is already queued"
+    else:
+        sent = f"Sent {routed.added} drawn item{'s' if routed.added != 1 else ''} to assessors"
+    if routed.created:
+        pairs = ", ".join(
+            f"{topic_numbers.get(a.topic_id, a.topic_id)} → {a.assessor.get_username()}"
+            for a in routed.created
+        )
+        sent += f"; new assignment{'s' if len(routed.created) != 1 else ''} {pairs}"
+    if routed.covered:
+        sent += f"; {routed.covered} already in a whole-topic assignment"
+    return sent + "."

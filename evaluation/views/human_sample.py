@@ -17,10 +17,10 @@ from evaluation.models import HumanSample
 from evaluation.selectors.sample_routing import samples_with_routing
 from evaluation.services.human_sample import (
     MAX_BUDGET,
-    ItemsRouted,
     SampleError,
     human_sample_assign,
     human_sample_draw,
+    routed_message,
 )
 from kernel.access import organizer_required
 
@@ -56,19 +56,11 @@ def human_sample_assign_page(request: HttpRequest, task_id: int) -> HttpResponse
     except SampleError as error:
         messages.error(request, str(error))
         return redirect("evaluation:human-sample", task_id=task.pk)
-    messages.success(request, routed_message(routed))
+    numbers = dict(task.topics.values_list("pk", "number"))
+    messages.success(request, routed_message(routed, numbers))
     for problem in routed.refused:
         messages.error(request, problem)
     return redirect("evaluation:human-sample", task_id=task.pk)
-
-
-def routed_message(routed: ItemsRouted) -> str:
-    """What sending a sample to assessors did, in the organizer's words."""
-    return (
-        f"Sent {routed.added} drawn item{'s' if routed.added != 1 else ''} to assessors "
-        f"({len(routed.created)} new assignment{'s' if len(routed.created) != 1 else ''}); "
-        f"{routed.covered} already in a whole-topic assignment."
-    )
 
 
 @organizer_required

@@ -77,6 +77,8 @@ def test_assessor_judges_only_the_drawn_items_and_the_estimate_counts_them(
     data, judge, api = _story(tmp_path)
     drawn = _draw(api, data.task.pk, judge.pk, budget=100)  # every graded item, probability 1
     assert (drawn["drawn"], drawn["judged"], drawn["queued"]) == (8, 5, 3)  # A.2's three
+    # 101, 104 and 203 wait for a person; only 203 (A.2's whole topic) is in a queue.
+    assert (drawn["to_judge"], drawn["to_judge_queued"]) == (3, 1)
     carol, dave = UserFactory.create(username="carol"), UserFactory.create(username="dave")
     routed = _assign(api, data.task.pk, judge.pk, carol, dave)
     # A.1's two open items go to a new scoped assignment of carol (least loaded, first
@@ -84,6 +86,8 @@ def test_assessor_judges_only_the_drawn_items_and_the_estimate_counts_them(
     assert [(c["topic"], c["assessor"]) for c in routed["created"]] == [("A.1", "carol")]
     assert (routed["added"], routed["covered"], routed["refused"]) == (2, 1, [])
     assert routed["sample"]["queued"] == 5  # A.1's 101, 104 and A.2's three
+    assert (routed["sample"]["to_judge"], routed["sample"]["to_judge_queued"]) == (3, 3)
+    assert routed["message"].startswith("Sent 2 drawn items to assessors; new assignment A.1")
     [made] = routed["created"]
     assert _scope(made["id"]) == {"101", "104"}
 
@@ -192,9 +196,9 @@ def test_organizer_sends_the_draw_from_the_page_which_shows_drawn_and_judged(
     client.force_login(UserFactory.create(is_staff=True))
     answer = client.post(url, {"judge": judge.pk, "assessors": [carol.pk]}, follow=True)
     text = answer.content.decode()
-    assert "Sent 2 drawn items to assessors (1 new assignment); 1 already" in text
+    assert "Sent 2 drawn items to assessors; new assignment A.1 → carol; 1 already" in text
     assert "Drawn <strong>8</strong> · judged by people <strong>5</strong>" in text
-    assert "in an assessor's queue <strong>5</strong>" in text
+    assert "still to judge <strong>3</strong>: all in an assessor's queue" in text
     bad = client.post(url, {"judge": judge.pk, "assessors": ["nobody"]}, follow=True)
     assert "assessors:" in bad.content.decode()
     # carol's judging page shows her two items, and nothing of the machine's grades.
@@ -241,10 +245,11 @@ def test_command_sends_the_draw_and_refuses_unknown_assessors(tmp_path: Path) ->
         call_command("human_sample_assign", *base, "--assessors", "carol,nobody")
     out = StringIO()
     call_command("human_sample_assign", *base, "--assessors", "carol", stdout=out)
-    assert "Sent 2 drawn items to assessors (1 new scoped assignments); 1 already" in out.getvalue()
+    sent = "Sent 2 drawn items to assessors; new assignment A.1 → carol; 1 already"
+    assert sent in out.getvalue()
     out = StringIO()
     call_command("human_sample_assign", *base, "--assessors", "carol", stdout=out)
-    assert out.getvalue().startswith("Sent 0 drawn items")
+    assert out.getvalue().startswith("Nothing new to send")
 
 
 def test_formula_task_routes_the_drawn_visual_ids_once_each(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from assessment.models import Assignment, TrainingRound
+from assessment.models import Assignment, AssignmentItem, TrainingRound
 from assessment.services.machine_judges import machine_judge_import
 from collection.models import RetrievalTask, Thread
 from demo.arqmath_campaign import CAMPAIGN
@@ -104,6 +104,14 @@ def demo(tmp_path: Path) -> dict[str, Any]:
         json.dumps({"topic": item.topic.number, "post_id": item.key, "grade": 2}) + "\n"
     )
     judge, _ = machine_judge_import(task=task, name="audited", source=grades)
+    # A scoped assignment (as a drawn human sample makes), for its scope page.
+    scoped = Assignment.objects.create(
+        topic=assignment.topic,
+        assessor=User.objects.create(username="scoped-assessor"),
+        purpose=Assignment.Purpose.DUAL,
+        scoped=True,
+    )
+    AssignmentItem.objects.create(assignment=scoped, item=item)
     rag = small_rag_task(User.objects.get(username="alice"))
     return {
         **rag,
@@ -112,6 +120,7 @@ def demo(tmp_path: Path) -> dict[str, Any]:
         # The TREC demo's document task: a budgeted pool, and the planner's page.
         "documents": RetrievalTask.objects.get(campaign__name="TREC demo", kind="document").pk,
         "assignment": assignment.pk,
+        "scoped_assignment": scoped.pk,
         "item": item.pk,
         "thread": Thread.objects.order_by("pk").first().pk,  # type: ignore[union-attr]
         "round": training_round.pk,
@@ -136,6 +145,7 @@ def _pages(ids: dict[str, Any]) -> list[Page]:
         Page("assessment:organize", "organizer"),
         Page("assessment:organize_task", "organizer", (task,)),
         Page("assessment:organize_assignments", "organizer", (task,)),
+        Page("assessment:organize_scope", "organizer", (ids["scoped_assignment"],)),
         Page("assessment:organize_training", "organizer", (task,)),
         Page("assessment:organize_agreement", "organizer", (task,)),
         Page("assessment:organize_guidelines", "organizer", (task,)),

@@ -11,6 +11,7 @@ made (see ``assignment_move`` and docs/agreement.md "Moving a topic").
 - ``official``: giving topics by hand and balancing pool sizes;
 - ``moves``: moving and revoking an assignment;
 - ``dual``: the second, blind assessment;
+- ``scoped``: assignments of chosen pool items (a drawn human sample's), taking items out;
 - ``actions``: the organizer's actions, one dispatch for the page and the REST API.
 """
 
@@ -33,6 +34,7 @@ from assessment.services.assignments.official import (
     balance_plan,
 )
 from assessment.services.assignments.rules import AssignmentError
+from assessment.services.assignments.scoped import ScopeItemsRemoved, scope_items_remove
 
 __all__ = [
     "ASSIGNMENT_ACTIONS",
@@ -40,6 +42,7 @@ __all__ = [
     "AssignmentAction",
     "AssignmentError",
     "AssignmentMove",
+    "ScopeItemsRemoved",
     "assignment_action_apply",
     "assignment_move",
     "assignment_revoke",
@@ -48,4 +51,5 @@ __all__ = [
     "balance_plan",
     "dual_assignments_create",
     "move_message",
+    "scope_items_remove",
 ]

@@ -5,12 +5,17 @@ topic's items go to its official assignment: an unscoped one already covers them
 takes the new items into its scope; without one, the topic becomes a scoped official
 assignment of the chosen assessor holding the fewest routed items (never the topic's dual
 assessor). Items already in a scope are not added again, so routing twice adds nothing.
-Nothing here removes an item from a scope or touches a judgment.
+
+An organizer can also take items out of a scope (``scope_items_remove``): the assessor no
+longer sees them and a submit for one answers "not found". Nothing here touches a judgment: a
+removed item that was judged keeps its judgments, which still count toward qrels and
+agreement; only the assignment's progress stops counting it. Sending a sample again puts a
+removed item that no person has judged back in a scope.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
@@ -18,6 +23,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from assessment.models import Assignment, AssignmentItem
+from assessment.selectors.progress import item_statuses
 from assessment.services.assignments.rules import (
     AssignmentError,
     active,
@@ -26,6 +32,7 @@ from assessment.services.assignments.rules import (
 )
 from collection.models import Topic
 from pooling.locks import topic_pools_lock
+from pooling.models import PoolItem
 
 
 @dataclass(frozen=True)
@@ -120,3 +127,73 @@ def items_route(
     ]
     AssignmentItem.objects.bulk_create(rows, batch_size=5000)
     return ItemsRouted(created=created, added=len(rows), covered=covered, refused=refused)
+
+
+@dataclass(frozen=True)
+class ScopeItemsRemoved:
+    """What a removal did: items taken out of the scope (of them, how many had judgments,
+    which stay), items asked for that were no longer in it, and items left in it."""
+
+    assignment: Assignment
+    removed: int
+    judged_kept: int
+    already_out: int
+    left: int
+
+    @property
+    def message(self) -> str:
+        """What the organizer reads after a removal."""
+        words = [f"Took {self.removed} item{'s' if self.removed != 1 else ''} out of the scope"]
+        if self.judged_kept:
+            words.append(
+                f" ({self.judged_kept} already judged: their judgments are kept and still count "
+                "toward qrels)"
+            )
+        if self.already_out:
+            words.append(f"; {self.already_out} were no longer in it")
+        words.append(f"; {self.left} left to the assessor.")
+        return "".join(words)
+
+
+@transaction.atomic
+def scope_items_remove(
+    *,
+    assignment: Assignment,
+    item_ids: Collection[int] = (),
+    unjudged: bool = False,
+) -> ScopeItemsRemoved:
+    """Take ``item_ids`` (pool items of the assignment's topic) and, with ``unjudged``, every
+    item its line has not judged a hit of, out of a scoped assignment's scope. Judgments are
+    never touched. Under the topic's pool lock and the assignment's row lock, like a submit
+    (pooling/locks.py): a submit for a removed item either lands before (the item counts as
+    judged) or finds it out of scope (not found, nothing stored); two organizers removing at
+    once remove each item once. AssignmentError when the assignment is revoked or not scoped,
+    or an id is not a pool item of its topic."""
+    topic_pools_lock(topic_ids=[assignment.topic_id])
+    locked = Assignment.objects.select_for_update(of=("self",)).get(pk=assignment.pk)
+    if locked.revoked_at is not None:
+        raise AssignmentError(["this assignment is revoked: its scope no longer changes"])
+    if not locked.scoped:
+        raise AssignmentError(
+            ["this assignment covers its whole topic: only a scoped one has items to remove"]
+        )
+    wanted = set(item_ids)
+    of_topic = PoolItem.objects.filter(topic_id=locked.topic_id, pk__in=wanted)
+    foreign = wanted - set(of_topic.values_list("pk", flat=True))
+    if foreign:
+        number = locked.topic.number
+        raise AssignmentError(
+            [f"pool item {pk} is not an item of topic {number}" for pk in sorted(foreign)]
+        )
+    statuses = {s.item_id: s for s in item_statuses(locked)}  # the scope now, with judged hits
+    if unjudged:
+        wanted |= {pk for pk, s in statuses.items() if s.judged == 0}
+    taken = wanted & statuses.keys()
+    AssignmentItem.objects.filter(assignment=locked, item_id__in=taken).delete()
+    return ScopeItemsRemoved(
+        assignment=locked,
+        removed=len(taken),
+        judged_kept=sum(1 for pk in taken if statuses[pk].judged),
+        already_out=len(wanted - taken),
+        left=len(statuses) - len(taken),
+    )

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from assessment.access import assessor_candidates
 from collection.management.task_lookup import find_task
 from evaluation.models import HumanSample
-from evaluation.services.human_sample import SampleError, human_sample_assign
+from evaluation.services.human_sample import SampleError, human_sample_assign, routed_message
 
 
 class Command(BaseCommand):
@@ -43,9 +43,6 @@ class Command(BaseCommand):
             routed = human_sample_assign(sample=sample, assessors=people)
         except SampleError as error:
             raise CommandError(str(error)) from error
-        self.stdout.write(
-            f"Sent {routed.added} drawn items to assessors ({len(routed.created)} new scoped "
-            f"assignments); {routed.covered} already in whole-topic assignments."
-        )
+        self.stdout.write(routed_message(routed, dict(task.topics.values_list("pk", "number"))))
         for problem in routed.refused:
             self.stderr.write(problem)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from assessment.models import Assignment
+from assessment.models import Assignment, AssignmentItem
 from assessment.services.machine_judges import machine_judge_import
 from evaluation.models import EvaluationJob
 from evaluation.services import evaluation_job_run, qrels_export, results_publish
@@ -43,6 +43,13 @@ def campaign() -> Campaign:
         purpose=Assignment.Purpose.TRAINING,
         training_round=training,
     )
+    scoped = AssignmentFactory.create(
+        topic=data.topics["A.2"],
+        assessor=UserFactory.create(username="sweep-scoped"),
+        purpose=Assignment.Purpose.DUAL,
+        scoped=True,
+    )
+    AssignmentItem.objects.create(assignment=scoped, item=data.hits[201].item)
     thread = ThreadFactory.create()
     PostFactory.create(id=thread.id, thread=thread, kind=1)
     candidate = UserFactory.create(username="sweep-candidate")
@@ -65,6 +72,7 @@ def campaign() -> Campaign:
             "team": str(data.alpha.team.pk),
             "assignment": str(official.pk),
             "dual_assignment": str(dual.pk),
+            "scoped_assignment": str(scoped.pk),
             "item": str(hit.item_id),
             "hit": str(hit.pk),
             "disputed_hit": str(data.hits[103].pk),  # graded by two assessors

@@ -134,6 +134,10 @@ URLS: dict[str, Entry] = {
     # assessment: organizer pages
     "assessment:organize": Entry(),
     "assessment:organize_task": Entry(path=TASK),
+    "assessment:organize_scope": Entry(
+        path={"assignment_id": "scoped_assignment"},
+        bodies=(Body({"unjudged": "on"}, ("items", "unjudged")),),
+    ),
     "assessment:organize_assignments": Entry(
         path=TASK,
         bodies=(
@@ -376,6 +380,10 @@ URLS: dict[str, Entry] = {
         bodies=(Body({}, ("assessor",), as_json=True),),
     ),
     "assessment_api:organize-assignment-revoke": Entry(path={"assignment_id": "dual_assignment"}),
+    "assessment_api:organize-assignment-scope": Entry(
+        path={"assignment_id": "scoped_assignment"},
+        bodies=(Body({"unjudged": True}, ("items.0", "items", "unjudged"), as_json=True),),
+    ),
     "evaluation_api:qrels-list": Entry(
         query=("task", *PAGE),
         bodies=(
