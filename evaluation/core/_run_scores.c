@@ -30,12 +30,18 @@ typedef struct {
     Py_ssize_t length;
 } Field;
 
-static int is_separator(char c) { return c == ' ' || c == '\t'; }
+/* What each byte is to the reader. UNUSUAL bytes are those the Python reader treats
+ * differently from this one (other line breaks, other white space, NUL, non-ASCII): their
+ * presence anywhere sends the whole file to Python. */
+enum { PLAIN, SEPARATOR, LINE_END, UNUSUAL };
+static unsigned char byte_class[256];
 
-/* Bytes the Python reader treats differently from this one (other line breaks, other
- * whitespace, NUL, non-ASCII): their presence sends the whole file to Python. */
-static int is_unusual(unsigned char c) {
-    return c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r');
+static void byte_classes(void) {
+    for (int c = 0; c < 256; c++) {
+        byte_class[c] = (c >= 0x80 || c < 0x20) ? UNUSUAL : PLAIN;
+    }
+    byte_class[' '] = byte_class['\t'] = SEPARATOR;
+    byte_class['\n'] = byte_class['\r'] = LINE_END;
 }
 
 /* The score of a field, or -1 when the Python reader must judge it. */
@@ -80,13 +86,8 @@ static PyObject *run_scores(PyObject *Py_UNUSED(module), PyObject *args) {
     if (!PyUnicode_IS_ASCII(text) || strcmp(numbers->decimal_point, ".") != 0) {
         Py_RETURN_NONE; /* strtod would read another decimal point than Python's float() */
     }
-    const char *data = (const char *)PyUnicode_DATA(text);
+    const unsigned char *data = (const unsigned char *)PyUnicode_DATA(text);
     Py_ssize_t size = PyUnicode_GET_LENGTH(text);
-    for (Py_ssize_t i = 0; i < size; i++) {
-        if (is_unusual((unsigned char)data[i])) {
-            Py_RETURN_NONE;
-        }
-    }
 
     PyObject *scores = PyDict_New();
     if (scores == NULL) {
@@ -98,39 +99,33 @@ static PyObject *run_scores(PyObject *Py_UNUSED(module), PyObject *args) {
     Field fields[MAX_WIDTH];
     Py_ssize_t at = 0;
     while (at < size) {
-        Py_ssize_t end = at;
-        while (end < size && data[end] != '\n' && data[end] != '\r') {
-            end++;
-        }
-        Py_ssize_t next = end;
-        if (next < size && data[next] == '\r' && next + 1 < size && data[next + 1] == '\n') {
-            next++;
-        }
-        next++;
-
+        /* One line: its fields (the first ``width`` kept), then its end (\n, \r\n or \r). */
         int count = 0;
-        Py_ssize_t i = at;
-        while (i < end) {
-            while (i < end && is_separator(data[i])) {
-                i++;
+        for (;;) {
+            while (at < size && byte_class[data[at]] == SEPARATOR) {
+                at++;
             }
-            if (i == end) {
+            if (at == size || byte_class[data[at]] == LINE_END) {
                 break;
             }
-            Py_ssize_t field_start = i;
-            while (i < end && !is_separator(data[i])) {
-                i++;
+            Py_ssize_t field_start = at;
+            while (at < size && byte_class[data[at]] == PLAIN) {
+                at++;
+            }
+            if (at < size && byte_class[data[at]] == UNUSUAL) {
+                goto python_decides;
             }
             if (count < width) {
-                fields[count].start = data + field_start;
-                fields[count].length = i - field_start;
+                fields[count].start = (const char *)data + field_start;
+                fields[count].length = at - field_start;
             }
-            count++;
-            if (count > width && loose) {
-                break; /* the rest of the line is ignored, as trec_eval ignores it */
+            if (count <= width) {
+                count++; /* past width + 1 the count no longer matters */
             }
         }
-        at = next;
+        if (at < size) {
+            at += (data[at] == '\r' && at + 1 < size && data[at + 1] == '\n') ? 2 : 1;
+        }
         if (count == 0 || fields[0].start[0] == '#') {
             continue;
         }
@@ -218,4 +213,7 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__run_scores(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__run_scores(void) {
+    byte_classes();
+    return PyModule_Create(&module);
+}
