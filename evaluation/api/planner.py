@@ -72,7 +72,7 @@ class PlanRequestSerializer(serializers.Serializer):
         min_length=1,
         max_length=MAX_STRATEGIES,
         default=lambda: [parse_strategy(name) for name in DEFAULT_STRATEGIES],
-        help_text="NAME or NAME:PARAM (depth rrf rbp mtf mm mm-ns); default: all six",
+        help_text="NAME or NAME:PARAM (depth rrf rbp mtf mm mm-ns hybrid); default: all seven",
     )
     budgets = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_BUDGET),

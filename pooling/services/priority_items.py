@@ -1,6 +1,6 @@
 """The next item of an adaptive budgeted pool, added when an assessor asks for it.
 
-An adaptive strategy (mtf, mm, mm-ns) chooses each next document from the topic's judgments
+An adaptive strategy (mtf, mm, mm-ns, hybrid) chooses each next document from the topic's judgments
 so far, so its pool grows one item at a time as judging goes (``pooling.services
 .strategy_pools`` writes the first). The judgments are the caller's to read (they live in the
 assessment app): ``pool_next_item_add`` gets them as (docno, relevant) pairs in the order they
