@@ -44,7 +44,7 @@ MAX_MEASURES = 20
 
 
 class StrategyField(serializers.CharField):
-    """``NAME`` or ``NAME:PARAM`` (``depth``, ``rbp:0.8``, ``mm-ns``), read by the core's parser."""
+    """``NAME`` or ``NAME:PARAM`` (``depth``, ``rbp:0.9``, ``mm-ns``), read by the core's parser."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(max_length=40, **kwargs)

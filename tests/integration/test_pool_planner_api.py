@@ -241,7 +241,7 @@ def test_planner_endpoints_are_for_organizers_and_document_tasks_when_asked(db) 
     assert every.json()["strategies"] == [
         "depth",
         "rrf:60",
-        "rbp:0.8",
+        "rbp:0.9",
         "mtf",
         "mm",
         "mm-ns:0.5",

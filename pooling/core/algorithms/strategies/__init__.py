@@ -70,7 +70,7 @@ class Strategy:
 
 
 def parse_strategy(text: str) -> Strategy:
-    """``NAME`` or ``NAME:PARAM`` (``depth:10``, ``rrf:60``, ``rbp:0.8``, ``mm-ns:0.9``)."""
+    """``NAME`` or ``NAME:PARAM`` (``depth:10``, ``rrf:60``, ``rbp:0.9``, ``mm-ns:0.9``)."""
     name, _, raw = text.strip().partition(":")
     if name not in STRATEGIES:
         raise StrategyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")

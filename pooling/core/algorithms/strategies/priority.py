@@ -29,7 +29,7 @@ from pooling.core.algorithms.strategies import (
 )
 
 BUDGET_SCOPES = ("topic", "task")
-STRATEGY_HELP = "NAME or NAME:PARAM, e.g. mm-ns, mm-ns:0.8, hybrid:20, rrf:60, rbp:0.8, depth:10"
+STRATEGY_HELP = "NAME or NAME:PARAM, e.g. mm-ns, mm-ns:0.8, hybrid:20, rrf:60, rbp:0.9, depth:10"
 MAX_BUDGET = 10_000_000  # a bound on a typed number, far above any campaign's judgments
 
 
