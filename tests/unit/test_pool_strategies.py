@@ -15,6 +15,7 @@ from pooling.core.algorithms.strategies import (
     judging_order,
     next_to_judge,
     parse_strategy,
+    ranks_needed,
 )
 from pooling.core.algorithms.strategies.bandit import MaxMean
 from pooling.core.algorithms.strategies.fusion import (
@@ -277,3 +278,25 @@ def test_next_to_judge_takes_judgments_made_out_of_its_order() -> None:
     assert next_to_judge(parse_strategy("mm"), runs, judged, seed=0) == "n1"
     with pytest.raises(StrategyError, match="not adaptive"):
         next_to_judge(parse_strategy("rrf"), runs, judged)
+
+
+@given(RANKED, st.integers(0, 12), ADAPTIVE, st.integers(0, 5))
+@settings(max_examples=200, deadline=None)
+def test_next_to_judge_on_runs_read_to_ranks_needed_equals_whole_runs(
+    ranked: dict, made: int, name: str, seed: int
+) -> None:
+    """What the app reads of each run (``ranks_needed``) decides as the whole runs do."""
+    strategy = parse_strategy(name)
+    topic = sorted(ranked)[0]
+    order = judging_order(strategy, ranked, Budget(per_topic=made), relevant_if_r, seed)
+    so_far = [(d, relevant_if_r(topic, d)) for t, d in order if t == topic]
+    depth = ranks_needed(strategy, len(so_far))
+    cut = {tag: docs[:depth] for tag, docs in ranked[topic].items()}
+    whole = next_to_judge(strategy, ranked[topic], so_far, seed, topic)
+    assert next_to_judge(strategy, cut, so_far, seed, topic) == whole
+
+
+def test_hybrid_reads_whole_runs_until_its_fused_start_is_over() -> None:
+    assert ranks_needed(parse_strategy("hybrid:3"), 2) is None
+    assert ranks_needed(parse_strategy("hybrid:3"), 3) == 4
+    assert ranks_needed(parse_strategy("mm-ns"), 0) == 1

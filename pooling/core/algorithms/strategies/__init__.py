@@ -193,6 +193,18 @@ def next_to_judge(
     return chooser.next_doc()
 
 
+def ranks_needed(strategy: Strategy, judged: int) -> int | None:
+    """How deep each run must be read for an adaptive strategy's next document of a topic
+    with ``judged`` judgments so far, exactly as its whole ranking would give it; None: whole.
+
+    A run's pointer never passes more documents than are judged, so the bandits and
+    Move-to-Front need each run's first ``judged`` + 1 documents. ``hybrid``'s start ranks by
+    fused weight, which a document deep in many runs can win: whole runs until it is over."""
+    if strategy.name == "hybrid" and judged < _hybrid_start(strategy):
+        return None
+    return judged + 1
+
+
 def _hybrid_start(strategy: Strategy) -> int:
     return HYBRID_START if strategy.param is None else int(strategy.param)
 
@@ -224,4 +236,5 @@ __all__ = [
     "next_to_judge",
     "parse_strategy",
     "pool_of",
+    "ranks_needed",
 ]
