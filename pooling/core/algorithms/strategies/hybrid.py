@@ -15,8 +15,8 @@ The start is a number of judgments per topic (HYBRID_START by default, the param
 ``hybrid:N``), fixed, not a share of the budget: what a smaller budget buys is still a prefix
 of a larger one's order, and a topic judged in the app follows the replay's order. On
 TREC-COVID round 1 (docs/pooling.md), as submitted and condensed, a start of 20 judgments
-found as many relevant documents as MM-NS or more and about halved the largest drop of a
-group left out of the pool; 10 was between the two.
+found as many relevant documents as MM-NS or more and, at 10% of the judgments, halved the
+largest drop of a group left out of the pool; 10 found as many, with larger drops.
 """
 
 from __future__ import annotations
