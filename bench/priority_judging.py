@@ -3,13 +3,15 @@
 The size of TREC-COVID round 1's pooled runs (56 runs, 30 topics, 1,000 rows each). Loads a
 synthetic document collection and runs into a scratch PostgreSQL database, then prints:
 - a build with a static strategy (``rrf``, per-topic budget) and with an adaptive one
-  (``mm-ns``), each the service's own time;
+  (``mm-ns``, or ``--adaptive NAME``: ``hybrid`` reads whole runs during its fused start,
+  the others each run's first judgments + 1 rows), each the service's own time;
 - judging in priority order: an official assessor per topic asks for the next item (the
   server replays the strategy over the topic's judgments so far, under the topic's pool lock,
   and adds the item) and judges it through the judging service, ``--judge`` times a topic; the
   time of each ask (median, 95th percentile, largest) and of each submit.
 
     .venv/bin/python bench/priority_judging.py [--small] [--topics N] [--runs N] [--rows N]
+        [--adaptive NAME]
 
 The scratch database is ``<DATABASE_URL's name>_prioritybench`` (created and dropped here).
 """
@@ -97,9 +99,10 @@ def run_benchmark(args: argparse.Namespace) -> None:
     items = PoolItem.objects.filter(topic__task=task).count()
     report("build, rrf, per-topic budget", time.perf_counter() - start, f"{items:,} items")
     start = time.perf_counter()
-    pool_build(task=task, strategy=pool_strategy("mm-ns", args.budget, "topic", 1))
+    pool_build(task=task, strategy=pool_strategy(args.adaptive, args.budget, "topic", 1))
     items = PoolItem.objects.filter(topic__task=task).count()
-    report("build, mm-ns (first item of each topic)", time.perf_counter() - start, f"{items} items")
+    what = f"build, {args.adaptive} (first item of each topic)"
+    report(what, time.perf_counter() - start, f"{items} items")
     asks, submits = judge_in_priority_order(task, args.judge)
     report(
         "ask for the next item (median)",
@@ -120,6 +123,7 @@ def main() -> None:
     parser.add_argument("--judge", type=int, default=20, help="judgments made per topic")
     parser.add_argument("--small", action="store_true", help="5 topics x 10 runs x 200 rows")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--adaptive", default="mm-ns", help="the adaptive strategy judged")
     args = parser.parse_args()
     if args.small:
         args.topics, args.runs, args.rows, args.judge = 5, 10, 200, 5
