@@ -3,7 +3,8 @@
 The size of TREC-COVID round 1's pooled runs (56 runs, 30 topics, 1,000 rows each). Loads a
 synthetic document collection and runs into a scratch PostgreSQL database, then prints:
 - a build with a static strategy (``rrf``, per-topic budget) and with an adaptive one
-  (``mm-ns``), each the service's own time;
+  (``mm-ns``, or ``--adaptive NAME``: ``hybrid`` reads whole runs during its fused start,
+  the others each run's first judgments + 1 rows), each the service's own time;
 - judging in priority order: an official assessor per topic asks for the next item (the
   server replays the strategy over the topic's judgments so far, under the topic's pool lock,
   and adds the item) and judges it through the judging service, ``--judge`` times a topic; the
@@ -16,7 +17,7 @@ With ``--scope task`` the budget (``--budget`` times the topics) is the task's, 
 topics (docs/pooling.md, "Budgeted pools in the app").
 
     .venv/bin/python bench/priority_judging.py [--small] [--topics N] [--runs N] [--rows N]
-        [--scope topic|task]
+        [--scope topic|task] [--adaptive NAME]
 
 The scratch database is ``<DATABASE_URL's name>_prioritybench`` (created and dropped here).
 """
@@ -111,10 +112,10 @@ def run_benchmark(args: argparse.Namespace) -> None:
     report("build, rrf, per-topic budget", time.perf_counter() - start, f"{items:,} items")
     start = time.perf_counter()
     budget = args.budget * (args.topics if args.scope == "task" else 1)
-    pool_build(task=task, strategy=pool_strategy("mm-ns", budget, args.scope, 1))
+    pool_build(task=task, strategy=pool_strategy(args.adaptive, budget, args.scope, 1))
     items = PoolItem.objects.filter(topic__task=task).count()
     report(
-        f"build, mm-ns, {budget} a {args.scope} (first items)",
+        f"build, {args.adaptive}, {budget} a {args.scope} (first items)",
         time.perf_counter() - start,
         f"{items} items",
     )
@@ -146,6 +147,7 @@ def main() -> None:
     parser.add_argument("--judge", type=int, default=20, help="judgments made per topic")
     parser.add_argument("--small", action="store_true", help="5 topics x 10 runs x 200 rows")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--adaptive", default="mm-ns", help="the adaptive strategy judged")
     args = parser.parse_args()
     if args.small:
         args.topics, args.runs, args.rows, args.judge = 5, 10, 200, 5

@@ -46,7 +46,7 @@ MAX_RUN_NAME = 400  # team/tag
 
 
 class StrategyField(serializers.CharField):
-    """``NAME`` or ``NAME:PARAM`` (``depth``, ``rbp:0.8``, ``mm-ns``), read by the core's parser."""
+    """``NAME`` or ``NAME:PARAM`` (``depth``, ``rbp:0.9``, ``mm-ns``), read by the core's parser."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(max_length=40, **kwargs)
@@ -74,7 +74,7 @@ class PlanRequestSerializer(serializers.Serializer):
         min_length=1,
         max_length=MAX_STRATEGIES,
         default=lambda: [parse_strategy(name) for name in DEFAULT_STRATEGIES],
-        help_text="NAME or NAME:PARAM (depth rrf rbp mtf mm mm-ns); default: all six",
+        help_text="NAME or NAME:PARAM (depth rrf rbp mtf mm mm-ns hybrid); default: all seven",
     )
     budgets = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_BUDGET),

@@ -18,6 +18,13 @@ For every strategy and budget (a total number of judgments over the topics):
 
 Every strategy but depth-k judges in one order whose prefixes are the smaller budgets' pools,
 so each is replayed once, to the largest budget.
+
+Condensed replay (``condensed``, Sakai, SIGIR 2007, "condensed lists"): every run, pooled or
+not, keeps only the documents the prior qrels judged, in its own order. The prior qrels then
+judge everything a strategy can pool and everything a run is scored on, as a deep pool would:
+a shallow collection's unjudged documents no longer count as not relevant however relevant
+they are, so what a strategy finds and how well it ranks the runs is measured against
+judgments that are complete for the runs as replayed.
 """
 
 from __future__ import annotations
@@ -79,6 +86,22 @@ class PlanRow:
             "tau_ap": self.tau_ap,
             "max_group_drop": self.max_group_drop,
         }
+
+
+def condensed(data: PlannerInput) -> PlannerInput:
+    """The input with every run condensed to the judged documents of each topic (see the
+    module doc); a topic left with none is dropped from that run, as a run that did not
+    answer it (trec_eval -c scores it 0)."""
+    runs: dict[str, Scores] = {}
+    for tag, run in data.runs.items():
+        kept: dict[str, dict[str, float]] = {}
+        for topic, docs in run.items():
+            judged = data.grades.get(topic, {})
+            ranking = trec_ranking({d: s for d, s in docs.items() if d in judged})
+            if ranking:
+                kept[topic] = ranking
+        runs[tag] = kept
+    return replace(data, runs=runs)
 
 
 def _ties_every_run(scores: Mapping[str, float]) -> bool:

@@ -43,7 +43,7 @@ class PlanForm(forms.Form):
     strategies = forms.CharField(
         initial=" ".join(DEFAULT_STRATEGIES),
         max_length=400,
-        help_text="NAME or NAME:PARAM, separated by spaces (depth rrf rbp mtf mm mm-ns).",
+        help_text="NAME or NAME:PARAM, separated by spaces (depth rrf rbp mtf mm mm-ns hybrid).",
     )
     budgets = forms.CharField(
         required=False,

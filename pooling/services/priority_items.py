@@ -1,6 +1,6 @@
 """The next item of an adaptive budgeted pool, added when an assessor asks for it.
 
-An adaptive strategy (mtf, mm, mm-ns) chooses each next document from the topic's judgments
+An adaptive strategy (mtf, mm, mm-ns, hybrid) chooses each next document from the topic's judgments
 so far, so its pool grows one item at a time as judging goes (``pooling.services
 .strategy_pools`` writes the first). The judgments are the caller's to read (they live in the
 assessment app): ``pool_next_item_add`` gets them as (docno, relevant) pairs in the order they
@@ -18,6 +18,7 @@ from django.db.models import Count, Max
 
 from collection.models import Topic
 from pooling.core.algorithms import PlannedItem
+from pooling.core.algorithms.strategies import ranks_needed
 from pooling.core.algorithms.strategies.allocation import (
     TopicTally,
     task_share_allows,
@@ -89,11 +90,10 @@ def pool_next_item_add(
         return None
     task = topic.task
     specs = pooled_runs(task).specs
-    # A run's pointer never passes more documents than are judged: each run's first
-    # len(judged) + 1 documents decide the next one exactly as its whole ranking would.
-    runs = strategy_runs(
-        [s.run_id for s in specs], [(topic.pk, topic.number)], task.kind, depth=len(judged) + 1
-    )
+    # Each run's prefix that decides the next document exactly as its whole ranking would.
+    depth = ranks_needed(spec.strategy, len(judged))
+    run_ids = [s.run_id for s in specs]
+    runs = strategy_runs(run_ids, [(topic.pk, topic.number)], task.kind, depth=depth)
     docno = adaptive_next(spec, topic.number, runs.ranked[topic.number], judged)
     if docno is None:
         return None

@@ -4,7 +4,7 @@
 - A static strategy (depth, rrf, rbp) writes its whole pool at build time, each item's display
   order its place in the strategy's judging order, so assessors, who get items in display
   order, judge in priority order.
-- An adaptive strategy (mtf, mm, mm-ns) cannot know its pool before the judgments: a build
+- An adaptive strategy (mtf, mm, mm-ns, hybrid) cannot know its pool before the judgments: a build
   writes only its first document of each empty topic, and judging adds each next one as an
   assessor asks for it (``pooling.services.priority_items``).
 - Either way, a rebuild keeps every judged item that a pooled run still retrieves, and an

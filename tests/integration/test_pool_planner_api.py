@@ -237,9 +237,17 @@ def test_planner_endpoints_are_for_organizers_and_document_tasks_when_asked(db) 
     )
     assert as_json.status_code == 400
     assert as_json.json() == {"source": ["the prior judgments hold no judgment"]}
-    every = start(client, task.pk, strategies=None)  # none named: all six
+    every = start(client, task.pk, strategies=None)  # none named: all seven
     assert every.status_code == 202
-    assert every.json()["strategies"] == ["depth", "rrf:60", "rbp:0.8", "mtf", "mm", "mm-ns:0.5"]
+    assert every.json()["strategies"] == [
+        "depth",
+        "rrf:60",
+        "rbp:0.9",
+        "mtf",
+        "mm",
+        "mm-ns:0.5",
+        "hybrid:20",
+    ]
     plan = every.json()["id"]
     other = document_task("Plan-Other", FILES)
     # A plan is read through its own task only.

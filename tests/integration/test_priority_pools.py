@@ -249,27 +249,29 @@ def test_static_pool_built_by_the_command_is_served_in_fused_order_when_budget_p
 
 
 @pytest.mark.worker
+# hybrid:3 takes each topic's first three items in fused order, the rest by MM-NS.
+@pytest.mark.parametrize("name", ["mm-ns:0.5", "hybrid:3"])
 def test_adaptive_pool_built_over_rest_serves_the_cores_order_within_the_budget(
-    celery_worker,
+    celery_worker, name: str
 ) -> None:
     files = shuffled_runs({"bm25": 11, "dense": 12, "rm3": 13, "splade": 14})
     task = document_task("Prio-REST", files)
     organizer = Client()
     organizer.force_login(UserFactory.create(username="org", is_staff=True))
     url = reverse("pooling_api:pool-build", args=[task.pk])
-    body = {"strategy": "mm-ns:0.5", "budget": 6, "scope": "topic", "seed": 3}
+    body = {"strategy": name, "budget": 6, "scope": "topic", "seed": 3}
 
     response = organizer.post(url, data=json.dumps(body), content_type="application/json")
 
     assert response.status_code == 202, response.content
     build = wait_for(PoolBuild.objects.get(pk=response.json()["build"]))
     assert build.status == PoolBuild.Status.DONE, build.error
-    assert build.parameters["strategy"]["name"] == "mm-ns:0.5"
+    assert build.parameters["strategy"]["name"] == name
     # Before any judgment each topic holds the strategy's first document only.
     assert PoolItem.objects.filter(topic__task=task).count() == 2
     ranked = ranked_from_files(files)
     expected = judging_order(
-        parse_strategy("mm-ns:0.5"),
+        parse_strategy(name),
         ranked,
         Budget(per_topic=6),
         lambda _topic, doc: relevant(doc),

@@ -139,3 +139,15 @@ def test_bad_files_are_refused_with_file_and_line(files: dict[str, str]) -> None
     Path(files["R3"]).write_bytes(gzip.compress(b"1 Q0 b 1 3 R3\n1 Q0 a 2 high R3\n"))
     with pytest.raises(CommandError, match=r"R3\.gz: .*line 2: score 'high' is not a number"):
         run(files)
+
+
+def test_judged_only_replays_condensed_runs(files: dict[str, str]) -> None:
+    """Condensed, R2 is c, a and y (d and z were never judged): depth 2 pools {a, b, c} and
+    {x, y}, 5 judgments, all the budget of 5; as submitted depth 2 would also pool d and z
+    (7), so depth 1 it is: {a, c} and {x, y}, 4 judgments."""
+    pool = ["--pool-runs", f"{files['dir']}/pool.txt", "--strategy", "depth", "--budget", "5"]
+    args = [*pool, "--measure", "map", "--format", "json"]
+    [plain] = json.loads(run(files, *args))
+    [judged] = json.loads(run(files, *args, "--judged-only"))
+    assert (plain["judgments"], plain["relevant"]) == (4, 3)
+    assert (judged["judgments"], judged["relevant"], judged["relevant_share"]) == (5, 3, 1.0)

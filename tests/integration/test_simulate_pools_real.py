@@ -116,16 +116,33 @@ def reduced(pool: set[tuple[str, str]], grades: dict) -> dict[str, dict[str, int
     return found
 
 
-def test_depth_figures_equal_depth_k_pooling_computed_from_the_files(covid: dict) -> None:
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_depth_figures_equal_depth_k_pooling_computed_from_the_files(
+    covid: dict, judged_only: bool
+) -> None:
+    """As submitted, and condensed (``--judged-only``: each run's unjudged rows dropped here
+    from the files, before ranking, pooling and scoring)."""
     grades = independent_qrels()
     relevant_total = sum(1 for g in grades.values() if g >= 1)
     runs = independent_runs()
     qrels_topics = {t for t, _d in grades}
     runs = {tag: {t: d for t, d in r.items() if t in qrels_topics} for tag, r in runs.items()}
+    if judged_only:
+        runs = {
+            tag: {
+                t: kept
+                for t, docs in r.items()
+                if (kept := {d: s for d, s in docs.items() if (t, d) in grades})
+            }
+            for tag, r in runs.items()
+        }
     full = {t: {d: g for (tt, d), g in grades.items() if tt == t} for t in qrels_topics}
     teams = dict(line.split("\t") for line in Path(covid["groups"]).read_text().splitlines())
     budget = 1738
-    [row] = simulate(covid, "--strategy", "depth", "--measure", "map", "--budget", str(budget))
+    flags = ["--judged-only"] if judged_only else []
+    [row] = simulate(
+        covid, "--strategy", "depth", "--measure", "map", "--budget", str(budget), *flags
+    )
     pool = depth_pool(runs, covid["pooled"], budget)
     assert (row["strategy"], row["budget"]) == ("depth", budget)
     assert row["judgments"] == len(pool) > 0

@@ -1,8 +1,10 @@
 """The pool planner on a hand-worked task: judgments, relevant, tau and leave-one-group-out."""
 
+from dataclasses import replace
+
 import pytest
 
-from evaluation.core.pool_planner import PlannerInput, plan_pools
+from evaluation.core.pool_planner import PlannerInput, condensed, plan_pools
 from evaluation.core.trec_measures import evaluate_measures, parse_measures
 from pooling.core.algorithms.strategies import parse_strategy
 
@@ -104,3 +106,38 @@ def test_tau_is_undefined_when_every_run_ties_on_what_was_judged() -> None:
     line = render_table([tied]).splitlines()[1].split()
     assert line[5:8] == ["map", "—", "—"]
     assert render_csv([tied]).splitlines()[1].split(",")[6:8] == ["", ""]
+
+
+def test_condensed_runs_keep_only_judged_documents_in_their_own_order() -> None:
+    data = condensed(planner_input())
+    # R2 retrieved c, d, a: d was never judged, so R2 is c, a, ranks 1 and 2.
+    assert list(data.runs["R2"]["1"]) == ["c", "a"]
+    assert list(data.runs["R1"]["1"]) == ["a", "b", "c"]
+    assert list(data.runs["R3"]["1"]) == ["b", "a"]
+    # A topic whose documents no run had judged leaves that run, as if it had not answered.
+    lone = replace(planner_input(), runs={"R1": {"1": {"z": 1.0}}, "R2": {}, "R3": {}})
+    assert condensed(lone).runs["R1"] == {}
+    # The input itself is untouched: the plain replay still sees d.
+    assert "d" in planner_input().runs["R2"]["1"]
+
+
+def test_condensed_depth_row_matches_hand_computation_when_judged_only() -> None:
+    """Condensed, R1 is a, b, c and R2 is c, a: depth 2 pools {a, b, c}, which fits a
+    budget of 3, where the runs as submitted afford depth 1 only ({a, c}; depth 2 adds the
+    unjudged d). Every pooled document is judged, so all of the budget buys judgments."""
+    [plain] = plan_pools(planner_input(), [parse_strategy("depth")], [3])
+    [row] = plan_pools(condensed(planner_input()), [parse_strategy("depth")], [3])
+    assert (plain.judgments, plain.relevant) == (2, 2)
+    assert (row.judgments, row.relevant, row.relevant_share) == (3, 2, 1.0)
+    # map on the full qrels, condensed: R2 has c and a at 1 and 2, AP 1; R1 a at 1 and c at
+    # 3, (1 + 2/3) / 2 = 5/6; R3 a at 2 of 2 relevant, (1/2) / 2 = 1/4. The pool judges all
+    # of a, b, c, so the reduced qrels rank them alike: tau 1. P_1: R1 and R2 1, R3 0.
+    full = {"R1": 5 / 6, "R2": 1.0, "R3": 0.25}
+    assert row.tau == {"P_1": pytest.approx(1.0), "map": pytest.approx(1.0)}
+    for tag, expected in full.items():
+        scores = evaluate_measures(condensed(planner_input()).runs[tag], GRADES, ["map"]).measures
+        assert scores["map"] == pytest.approx(expected), tag
+    # Leave-one-group-out: without G1 the pool is R2's {c, a} (depth 2 of 2), without G2
+    # R1's {a, b, c} (depth 3): each group's run keeps every relevant document it ranked,
+    # and b, judged only without G2, is not relevant: no run loses anything.
+    assert row.max_group_drop["map"] == {"drop": 0.0, "group": None}

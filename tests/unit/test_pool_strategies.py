@@ -15,6 +15,7 @@ from pooling.core.algorithms.strategies import (
     judging_order,
     next_to_judge,
     parse_strategy,
+    ranks_needed,
 )
 from pooling.core.algorithms.strategies.bandit import MaxMean
 from pooling.core.algorithms.strategies.fusion import (
@@ -126,6 +127,25 @@ def test_maxmean_counts_documents_other_runs_had_judged() -> None:
     assert strategy.priority == [pytest.approx(2 / 3), pytest.approx(2 / 3)]
 
 
+def test_hybrid_judges_in_fused_order_first_then_by_maxmean() -> None:
+    runs = {"1": {"A": ["n1", "r1", "n2"], "B": ["r1", "n3", "n4"], "C": ["n3", "r2"]}}
+    # RRF (k = 60): r1 and n3 weigh 1/61 + 1/62 (tie: docno ascending), n1 1/61, r2 1/62.
+    # hybrid:2 judges n3 and r1 so; then MM-NS (gamma 0.5): A has judged nothing (1/2);
+    # B's prefix r1, n3 gives rel 0.5, nrel 1: 3/7; C's n3 1/3. A: n1, then it steps over
+    # r1 (rel 1, nrel 0.5: 4/7); A again: n2 (rel 0.5, nrel 1.25: 0.4); B (3/7): n4.
+    order = judging_order(parse_strategy("hybrid:2"), runs, Budget(per_topic=5), relevant_if_r)
+    assert [d for _t, d in order] == ["n3", "r1", "n1", "n2", "n4"]
+    rrf = judging_order(parse_strategy("rrf"), runs, Budget(per_topic=5), never)
+    assert [d for _t, d in rrf] == ["n3", "r1", "n1", "r2", "n2"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_hybrid_with_no_fused_start_is_mm_ns(seed: int) -> None:
+    budget = Budget(per_topic=4)
+    hybrid = judging_order(parse_strategy("hybrid:0"), FUSE, budget, relevant_if_r, seed)
+    assert hybrid == judging_order(parse_strategy("mm-ns"), FUSE, budget, relevant_if_r, seed)
+
+
 def test_parse_strategy_refuses_unknown_names_and_bad_parameters() -> None:
     assert parse_strategy("rrf").label == "rrf:60"
     assert parse_strategy("mm-ns:0.7").param == 0.7
@@ -155,6 +175,8 @@ def test_parse_strategy_refuses_unknown_names_and_bad_parameters() -> None:
         ("rbp:0", r"must be in \(0, 1\)"),
         ("mm-ns:0", r"mm-ns: 0 is out of range: .* must be in \(0, 1\]"),
         ("mm-ns:1.01", "out of range"),
+        ("hybrid:2.5", r"hybrid: 2.5 is out of range: .* must be a whole number in \[0, 100000\]"),
+        ("hybrid:-1", "out of range"),
     ]:
         with pytest.raises(StrategyError, match=message):
             parse_strategy(bad)
@@ -179,7 +201,7 @@ RANKED = st.dictionaries(
     ),
     min_size=1,
 )
-NAMES = ["depth", "depth:2", "rrf", "rbp:0.5", "mtf", "mm", "mm-ns"]
+NAMES = ["depth", "depth:2", "rrf", "rbp:0.5", "mtf", "mm", "mm-ns", "hybrid", "hybrid:2"]
 
 
 @given(RANKED, st.integers(0, 40), st.booleans(), st.sampled_from(NAMES), st.integers(0, 9))
@@ -197,7 +219,7 @@ def test_every_strategy_keeps_budget_and_is_deterministic_for_a_seed(
         assert len(set(docs)) == len(docs)
         assert set(docs) <= {d for run in ranked[topic].values() for d in run}
     available = {t: len({d for run in r.values() for d in run}) for t, r in ranked.items()}
-    if name in ("rrf", "rbp:0.5", "mtf", "mm", "mm-ns"):  # these spend all they can
+    if name in ("rrf", "rbp:0.5", "mtf", "mm", "mm-ns", "hybrid", "hybrid:2"):  # spend all
         if per_topic:
             assert sizes == [min(amount, available[t]) for t in pool]
         else:
@@ -221,7 +243,7 @@ def test_fusion_without_runs_equals_fusing_the_rest_afresh(
     assert fused_order_without(full, fused, counts, removed, weight, total) == afresh
 
 
-@given(RANKED, st.integers(1, 30), st.sampled_from(["rrf", "mtf", "mm", "mm-ns"]))
+@given(RANKED, st.integers(1, 30), st.sampled_from(["rrf", "mtf", "mm", "mm-ns", "hybrid:3"]))
 @settings(max_examples=150, deadline=None)
 def test_a_smaller_task_budget_buys_a_prefix_of_the_larger_ones_order(
     ranked: dict, total: int, name: str
@@ -231,7 +253,10 @@ def test_a_smaller_task_budget_buys_a_prefix_of_the_larger_ones_order(
     assert judging_order(strategy, ranked, Budget(total=total), relevant_if_r, 3) == large[:total]
 
 
-@given(RANKED, st.integers(0, 12), st.sampled_from(["mtf", "mm", "mm-ns"]), st.integers(0, 5))
+ADAPTIVE = st.sampled_from(["mtf", "mm", "mm-ns", "hybrid:3"])
+
+
+@given(RANKED, st.integers(0, 12), ADAPTIVE, st.integers(0, 5))
 @settings(max_examples=200, deadline=None)
 def test_next_to_judge_after_the_judgments_so_far_continues_the_replay(
     ranked: dict, made: int, name: str, seed: int
@@ -253,3 +278,25 @@ def test_next_to_judge_takes_judgments_made_out_of_its_order() -> None:
     assert next_to_judge(parse_strategy("mm"), runs, judged, seed=0) == "n1"
     with pytest.raises(StrategyError, match="not adaptive"):
         next_to_judge(parse_strategy("rrf"), runs, judged)
+
+
+@given(RANKED, st.integers(0, 12), ADAPTIVE, st.integers(0, 5))
+@settings(max_examples=200, deadline=None)
+def test_next_to_judge_on_runs_read_to_ranks_needed_equals_whole_runs(
+    ranked: dict, made: int, name: str, seed: int
+) -> None:
+    """What the app reads of each run (``ranks_needed``) decides as the whole runs do."""
+    strategy = parse_strategy(name)
+    topic = sorted(ranked)[0]
+    order = judging_order(strategy, ranked, Budget(per_topic=made), relevant_if_r, seed)
+    so_far = [(d, relevant_if_r(topic, d)) for t, d in order if t == topic]
+    depth = ranks_needed(strategy, len(so_far))
+    cut = {tag: docs[:depth] for tag, docs in ranked[topic].items()}
+    whole = next_to_judge(strategy, ranked[topic], so_far, seed, topic)
+    assert next_to_judge(strategy, cut, so_far, seed, topic) == whole
+
+
+def test_hybrid_reads_whole_runs_until_its_fused_start_is_over() -> None:
+    assert ranks_needed(parse_strategy("hybrid:3"), 2) is None
+    assert ranks_needed(parse_strategy("hybrid:3"), 3) == 4
+    assert ranks_needed(parse_strategy("mm-ns"), 0) == 1

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluation.core.official import KIND_DEFAULTS
 from evaluation.core.planner_files import PlannerFileError, planner_input_read
 from evaluation.core.planner_report import RENDERERS
-from evaluation.core.pool_planner import plan_pools
+from evaluation.core.pool_planner import condensed, plan_pools
 from evaluation.core.qrels import QrelsFormatError
 from evaluation.core.runfiles import RunFileError
 from evaluation.core.trec_measures import MeasureNameError
@@ -72,6 +72,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--groups", metavar="FILE", help="TSV of run tag<TAB>group (default: a run a group)"
         )
+        parser.add_argument(
+            "--judged-only",
+            action="store_true",
+            help="condensed replay: every run keeps only the documents the qrels judged, so "
+            "the qrels judge all a strategy can pool, as a deep pool would (Sakai's condensed "
+            "lists; off by default)",
+        )
         parser.add_argument("--format", choices=sorted(RENDERERS), default="table")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -99,6 +106,8 @@ class Command(BaseCommand):
             OSError,
         ) as error:
             raise CommandError(str(error)) from error
+        if options["judged_only"]:
+            data = condensed(data)
         if not budgets:
             judged = sum(len(docs) for docs in data.grades.values())
             budgets = [max(1, round(judged * share)) for share in DEFAULT_SHARES]

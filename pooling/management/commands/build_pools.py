@@ -34,7 +34,7 @@ class Command(BaseCommand):
             default=None,
             help="A budgeted strategy for a document or answer task, NAME[:PARAM] (depth, rrf, "
             "rbp, mtf, "
-            "mm, mm-ns), judged in its priority order; 'rules' goes back to the task's own "
+            "mm, mm-ns, hybrid), judged in its priority order; 'rules' goes back to the task's own "
             "rules. Default: the strategy of the task's last build.",
         )
         parser.add_argument(

@@ -2,7 +2,7 @@
 
 A strategy is named ``NAME`` or ``NAME:PARAM`` (``parse_strategy``); ``build_pool`` replays it
 to a budget. Static strategies (depth, rrf, rbp) need no judgments; adaptive ones (mtf, mm,
-mm-ns) ask ``judge(topic, docno)`` as they go. Every strategy is deterministic for a seed:
+mm-ns, hybrid) ask ``judge(topic, docno)`` as they go. Every strategy is deterministic for a seed:
 randomness only comes from the ``random.Random(seed)`` passed in. docs/pooling.md has the
 rules, "Budgeted strategies and the planner".
 """
@@ -37,6 +37,7 @@ from pooling.core.algorithms.strategies.fusion import (
     rbp_weight,
     rrf_weight,
 )
+from pooling.core.algorithms.strategies.hybrid import HYBRID_START, FusionFirst
 from pooling.core.algorithms.strategies.mtf import MoveToFront
 
 # name -> (what its parameter is, default, adaptive?)
@@ -47,8 +48,9 @@ STRATEGIES: dict[str, tuple[str, float | None, bool]] = {
     "mtf": ("no parameter", None, True),
     "mm": ("no parameter", None, True),
     "mm-ns": ("the discount gamma of older judgments", NS_GAMMA, True),
+    "hybrid": ("the judgments per topic in RRF order before MM-NS", HYBRID_START, True),
 }
-DEFAULT_STRATEGIES = ("depth", "rrf", "rbp", "mtf", "mm", "mm-ns")
+DEFAULT_STRATEGIES = ("depth", "rrf", "rbp", "mtf", "mm", "mm-ns", "hybrid")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +70,7 @@ class Strategy:
 
 
 def parse_strategy(text: str) -> Strategy:
-    """``NAME`` or ``NAME:PARAM`` (``depth:10``, ``rrf:60``, ``rbp:0.8``, ``mm-ns:0.9``)."""
+    """``NAME`` or ``NAME:PARAM`` (``depth:10``, ``rrf:60``, ``rbp:0.9``, ``mm-ns:0.9``)."""
     name, _, raw = text.strip().partition(":")
     if name not in STRATEGIES:
         raise StrategyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
@@ -108,12 +110,14 @@ class ParamRange:
 
 # Beyond these a parameter stops changing the pool (an rrf k far past any run's depth weighs
 # every rank alike; so does a depth past any run's end) or makes no sense (rbp's p and mm-ns's
-# gamma are probabilities, p = 1 never stops; gamma = 1 is plain MaxMean, 0 forgets all).
+# gamma are probabilities, p = 1 never stops; gamma = 1 is plain MaxMean, 0 forgets all; a
+# hybrid start of 0 is plain MM-NS).
 PARAM_RANGES: dict[str, ParamRange] = {
     "depth": ParamRange(1, 100_000, whole=True),
     "rrf": ParamRange(1, 100_000),
     "rbp": ParamRange(0, 1, low_open=True, high_open=True),
     "mm-ns": ParamRange(0, 1, low_open=True),
+    "hybrid": ParamRange(0, 100_000, whole=True),
 }
 
 
@@ -149,6 +153,9 @@ def judging_order(
         return fused_order(fused, budget)
     if strategy.name == "mtf":
         return adaptive_order(ranked, budget, judge, MoveToFront, seed)
+    if strategy.name == "hybrid":
+        start = _hybrid_start(strategy)
+        return adaptive_order(ranked, budget, judge, partial(FusionFirst, start=start), seed)
     gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
     return adaptive_order(ranked, budget, judge, partial(MaxMean, gamma=gamma), seed)
 
@@ -165,6 +172,8 @@ def adaptive_strategy(
     lists = [runs[tag] for tag in sorted(runs)]
     if strategy.name == "mtf":
         return MoveToFront(lists, rng)
+    if strategy.name == "hybrid":
+        return FusionFirst(lists, rng, start=_hybrid_start(strategy))
     gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
     return MaxMean(lists, rng, gamma=gamma)
 
@@ -182,6 +191,22 @@ def next_to_judge(
     for doc, relevant in judged:
         chooser.record(doc, relevant)
     return chooser.next_doc()
+
+
+def ranks_needed(strategy: Strategy, judged: int) -> int | None:
+    """How deep each run must be read for an adaptive strategy's next document of a topic
+    with ``judged`` judgments so far, exactly as its whole ranking would give it; None: whole.
+
+    A run's pointer never passes more documents than are judged, so the bandits and
+    Move-to-Front need each run's first ``judged`` + 1 documents. ``hybrid``'s start ranks by
+    fused weight, which a document deep in many runs can win: whole runs until it is over."""
+    if strategy.name == "hybrid" and judged < _hybrid_start(strategy):
+        return None
+    return judged + 1
+
+
+def _hybrid_start(strategy: Strategy) -> int:
+    return HYBRID_START if strategy.param is None else int(strategy.param)
 
 
 def fusion_weight(strategy: Strategy) -> Weight:
@@ -211,4 +236,5 @@ __all__ = [
     "next_to_judge",
     "parse_strategy",
     "pool_of",
+    "ranks_needed",
 ]

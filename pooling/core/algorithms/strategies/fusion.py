@@ -6,8 +6,16 @@ weight, judged in that order (ties: docno ascending). Two weightings:
 
 - reciprocal rank fusion, weight 1 / (k + rank) with k = 60 by default (Cormack, Clarke and
   Buettcher, SIGIR 2009, §2: "k = 60 was fixed during a pilot investigation");
-- rank-biased precision, weight (1 - p) * p^(rank - 1) with persistence p = 0.8 by default
-  (Moffat and Zobel, TOIS 2008, §4), so a run's weights over all ranks sum to at most 1.
+- rank-biased precision, weight (1 - p) * p^(rank - 1) (Moffat and Zobel, TOIS 2008, §4), so
+  a run's weights over all ranks sum to at most 1; persistence p = 0.9 by default. With 0.8
+  Moffat and Zobel's searcher looks at five documents on average; a pool is not a searcher: at
+  0.9 a run's weight reaches twice as deep (1 / (1 - p) = 10 ranks), so two runs ranking a
+  document fifth outweigh one ranking another first (at 0.8 it takes three), the consensus
+  RRF's k = 60 also rewards. On
+  TREC-COVID round 1, as submitted and condensed (docs/pooling.md), 0.9 found more relevant
+  documents than 0.8 at 10%, 20% and 40% of the judgments, ranked the runs better (Kendall's
+  tau) and left a group out of the pool with smaller drops at each; 0.95 was about as good
+  (better at 40%, worse at 10%), 0.7 worse.
 
 A per-topic budget takes each topic's top N. A task budget takes the top N (topic, document)
 pairs by fused weight over all topics at once: a topic on whose documents the runs agree
@@ -30,7 +38,7 @@ from pooling.core.algorithms.strategies.common import (
 )
 
 RRF_K = 60.0
-RBP_P = 0.8
+RBP_P = 0.9
 # Ranks weighted: enough for any budget a planner tries (a run of 1,000 rows is whole).
 Weight = Callable[[int], float]
 

@@ -2,9 +2,9 @@
 
 A ``PoolStrategy`` is what a pool build records (strategy, budget, seed) and what judging in
 priority order reads back. Static strategies (depth, rrf, rbp) give their whole judging order
-at build time (``static_order``); adaptive ones (mtf, mm, mm-ns) give one document at a time,
-from the judgments of the topic so far (``next_to_judge``), so the app asks them each time an
-assessor needs a next item. The runs are the same ranked lists the planner replays
+at build time (``static_order``); adaptive ones (mtf, mm, mm-ns, hybrid) give one document at
+a time, from the judgments of the topic so far (``next_to_judge``), so the app asks them each
+time an assessor needs a next item. The runs are the same ranked lists the planner replays
 (``ranked_docnos``: trec_eval's order), so a topic judged in the app follows, judgment for
 judgment, the order the planner's replay of that topic and seed would take.
 """
@@ -29,7 +29,7 @@ from pooling.core.algorithms.strategies import (
 )
 
 BUDGET_SCOPES = ("topic", "task")
-STRATEGY_HELP = "NAME or NAME:PARAM, e.g. mm-ns, mm-ns:0.8, rrf:60, rbp:0.8, depth:10"
+STRATEGY_HELP = "NAME or NAME:PARAM, e.g. mm-ns, mm-ns:0.8, hybrid:20, rrf:60, rbp:0.9, depth:10"
 MAX_BUDGET = 10_000_000  # a bound on a typed number, far above any campaign's judgments
 
 
