@@ -155,6 +155,14 @@ def pool_plan_request(
             f"the prior judgments name none of the {len(numbers)} topics of {task}",
             field="prior",
         )
+    if judged_only and source == PoolPlanJob.Source.RELEVANT:
+        # Such a file names the relevant documents alone: runs cut to them would hold nothing
+        # else, and every strategy would find only relevant documents.
+        raise PlanRequestError(
+            "judged documents only needs a prior that says which documents were judged; a "
+            "relevance-only file lists the relevant ones alone",
+            field="judged_only",
+        )
     if not strategies or len(strategies) > MAX_STRATEGIES:
         raise PlanRequestError(f"pick 1 to {MAX_STRATEGIES} strategies", field="strategies")
     budgets = sorted(set(budgets)) or default_budgets(grades)

@@ -167,7 +167,11 @@ def test_judged_only_is_part_of_the_plan_when_a_second_start_joins_or_is_refused
     assert [p["judged_only"] for p in listed] == [True, False]
 
 
-def test_judged_only_that_is_not_a_boolean_is_refused_naming_the_field(db) -> None:
+def test_judged_only_is_refused_naming_the_field_when_not_a_boolean_or_the_prior_lists_relevant(
+    db,
+) -> None:
+    """A relevance-only prior lists the relevant documents alone: runs cut to them would hold
+    nothing else, so judged documents only is refused for it."""
     task = document_task("Plan-Judged-Bad", FILES)
     client = organizer()
     as_form = start(client, task.pk, judged_only="maybe")
@@ -181,6 +185,16 @@ def test_judged_only_that_is_not_a_boolean_is_refused_naming_the_field(db) -> No
     )
     assert as_json.status_code == 400
     assert list(as_json.json()) == ["judged_only"]
+    relevant_only = start(
+        client,
+        task.pk,
+        source="relevant",
+        prior=("rel.txt", b"1 prio-0001\n"),
+        judged_only="true",
+    )
+    assert relevant_only.status_code == 400
+    assert list(relevant_only.json()) == ["judged_only"]
+    assert "a relevance-only file lists the relevant ones alone" in str(relevant_only.json())
     assert not PoolPlanJob.objects.exists()
 
 
