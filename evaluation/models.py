@@ -269,6 +269,9 @@ class PoolPlanJob(JobRow):
     # The runs strategies may pool from, named as budgeted pools name them (every accepted
     # run is scored). Empty only in plans recorded before the choice: every accepted run.
     pool_runs = models.JSONField(default=list, blank=True)
+    # Condensed replay (``simulate_pools --judged-only``): every run cut to the documents the
+    # prior judgments judged. False in plans recorded before the choice, which replayed runs whole.
+    judged_only = models.BooleanField(default=False)
     steps_done = models.PositiveIntegerField(default=0)  # strategies replayed
     steps_total = models.PositiveIntegerField(default=0)
     rows = models.JSONField(default=list, blank=True)  # PlanRow.as_dict() per strategy, budget

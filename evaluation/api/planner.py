@@ -98,6 +98,12 @@ class PlanRequestSerializer(serializers.Serializer):
         "(the tag, or team/tag where two teams share one; simulate_pools' --pool-runs); "
         "default: every accepted run. Every accepted run is scored either way.",
     )
+    judged_only = serializers.BooleanField(
+        default=False,
+        help_text="condensed replay (simulate_pools' --judged-only): every run keeps only the "
+        "documents the prior judgments judged, so a shallow prior shows what a fully judged "
+        "collection would; default false",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         uploaded = attrs.get("prior") is not None
@@ -150,6 +156,10 @@ class PlanSerializer(serializers.Serializer):
         help_text="the runs strategies pooled from (empty: every accepted run, a plan from "
         "before the choice)",
     )
+    judged_only = serializers.BooleanField(
+        help_text="runs were replayed condensed to the judged documents (false in plans from "
+        "before the choice)"
+    )
     steps_done = serializers.IntegerField()
     steps_total = serializers.IntegerField()
     attempts = serializers.IntegerField()
@@ -173,6 +183,7 @@ def plan_json(job: PoolPlanJob, *, joined: bool | None = None) -> dict[str, Any]
         "measures": job.measures,
         "seed": job.seed,
         "pool_runs": job.pool_runs,
+        "judged_only": job.judged_only,
         "created_at": job.created_at,
         "finished_at": job.finished_at,
         "result": reverse("evaluation_api:pool-plan-result", args=[job.task_id, job.pk]),
@@ -243,6 +254,7 @@ class PoolPlanListView(APIView):
                 measures=data["measures"],
                 seed=data["seed"],
                 pool_runs=data.get("pool_runs"),
+                judged_only=data["judged_only"],
                 requested_by=request.user,
             )
         except PlannerFileError as error:

@@ -17,7 +17,7 @@ from django.utils import timezone
 from collection.models import RetrievalTask
 from evaluation.core.official import official_measure_names, official_measures_check
 from evaluation.core.planner_files import MAX_PRIOR_BYTES, PlannerFileError, prior_grades
-from evaluation.core.pool_planner import Planner, PlannerInput
+from evaluation.core.pool_planner import Planner, PlannerInput, condensed
 from evaluation.core.qrels import qrels_from_judgments, qrels_grades
 from evaluation.core.trec_measures import parse_measures
 from evaluation.core.trec_names import MeasureNameError
@@ -130,6 +130,7 @@ def pool_plan_request(
     pool_runs: Sequence[str] | None = None,
     source_name: str = "",
     seed: int = 0,
+    judged_only: bool = False,
     requested_by: Any = None,
 ) -> PlanStart:
     """Record a plan and hand it to a Celery worker once the record is committed.
@@ -137,6 +138,7 @@ def pool_plan_request(
     The prior judgments are kept for the task's topics only (a prior file may hold other
     topics: they have no runs to replay). ``measures`` default to the task's official ones;
     ``pool_runs`` to every accepted run (``pool_runs_chosen``), recorded by name either way.
+    ``judged_only`` replays condensed runs (``simulate_pools --judged-only``).
     While a plan of the task is queued or running, asking for the same plan again joins it
     (two organizers clicking at once get one job); asking for another raises PlanBusyError.
     Raises `kernel.queue.QueueUnavailable` (the job is then failed) when the queue is down."""
@@ -152,6 +154,14 @@ def pool_plan_request(
         raise PlanRequestError(
             f"the prior judgments name none of the {len(numbers)} topics of {task}",
             field="prior",
+        )
+    if judged_only and source == PoolPlanJob.Source.RELEVANT:
+        # Such a file names the relevant documents alone: runs cut to them would hold nothing
+        # else, and every strategy would find only relevant documents.
+        raise PlanRequestError(
+            "judged documents only needs a prior that says which documents were judged; a "
+            "relevance-only file lists the relevant ones alone",
+            field="judged_only",
         )
     if not strategies or len(strategies) > MAX_STRATEGIES:
         raise PlanRequestError(f"pick 1 to {MAX_STRATEGIES} strategies", field="strategies")
@@ -174,6 +184,7 @@ def pool_plan_request(
         "measures": names or official_measure_names(task.kind, task.official_measures) or [],
         "seed": seed,
         "pool_runs": pooled,
+        "judged_only": judged_only,
     }
     with transaction.atomic():
         # One plan at a time per task: the task's row serializes two starts.
@@ -255,6 +266,8 @@ def _replay(job: PoolPlanJob) -> list[dict[str, Any]]:
         measures=parse_measures(job.measures),
         relevance_level=task.relevance_level,
     )
+    if job.judged_only:
+        data = condensed(data)  # as simulate_pools --judged-only: runs cut to the judged
     planner = Planner(data, job.seed)
     rows: list[dict[str, Any]] = []
     for done, label in enumerate(job.strategies, start=1):

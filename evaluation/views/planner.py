@@ -1,7 +1,7 @@
 """The pool planner page of a document task (staff): pick the prior judgments, strategies,
-budgets and the runs strategies may pool from; a worker replays them on the task's runs; the
-page shows the table and a chart (server-side SVG: no script of its own). docs/pooling.md,
-"The planner on the pool page"."""
+budgets, the runs strategies may pool from and whether runs are cut to the judged documents; a
+worker replays them on the task's runs; the page shows the table and a chart (server-side SVG:
+no script of its own). docs/pooling.md, "The planner on the pool page"."""
 
 from __future__ import annotations
 
@@ -55,6 +55,12 @@ class PlanForm(forms.Form):
     pool_runs = forms.MultipleChoiceField(
         error_messages={"required": "Tick at least one run to pool from."},
         help_text="The runs strategies may pool from; every accepted run is scored.",
+    )
+    judged_only = forms.BooleanField(
+        required=False,
+        label="Judged documents only",
+        help_text="Replay every run cut to the documents the prior judgments judged: when the "
+        "prior is a shallow pool, this shows what a fully judged collection would.",
     )
 
     def __init__(self, *args: Any, runs: list[str], **kwargs: Any) -> None:
@@ -120,6 +126,7 @@ def planner_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 budgets=form.cleaned_data["budgets"],
                 seed=form.cleaned_data["seed"],
                 pool_runs=form.cleaned_data["pool_runs"],
+                judged_only=form.cleaned_data["judged_only"],
                 requested_by=request.user,
             )
         except (PlannerFileError, PlanRequestError) as error:

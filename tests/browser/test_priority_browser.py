@@ -150,6 +150,12 @@ def test_planner_table_and_chart_show_each_strategy_and_budget_when_a_plan_is_do
         ".map(l => getComputedStyle(l).stroke)"
     )
     assert len(set(colours)) == 4  # one colour per strategy
+    assert "Runs replayed whole" in page.locator("#plan-judged-only").inner_text()
+    judged_only = page.get_by_label("Judged documents only")
+    assert judged_only.is_visible()
+    assert not judged_only.is_checked()  # off by default
     shot = screenshot("pool-planner")
+    page.get_by_text("Judged documents only", exact=True).click()  # the words tick the box
+    assert judged_only.is_checked()
     assert Path(shot).exists()
     assert page.evaluate("() => window.__violations") == []

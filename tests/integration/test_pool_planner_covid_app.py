@@ -6,7 +6,8 @@ real Celery worker.
 Depth-k figures are checked against depth-k pooling and MAP computed here from the files alone
 (trec_eval's order: score descending, then docno descending; AP over the qrels' relevant
 documents; Kendall's tau-b from scipy); every strategy must stay within its budget, and the
-same seed must give the same table.
+same seed must give the same table. Asked for judged documents only, the runs are cut to the
+qrels' documents here too before the same checks.
 """
 
 from __future__ import annotations
@@ -256,3 +257,65 @@ def test_planner_replays_real_trec_covid_runs_when_started_through_rest(
 
     # The same seed, asked again once the first plan is done: the same table.
     assert plan() == rows
+
+
+@pytest.mark.worker
+def test_planner_replays_condensed_trec_covid_runs_when_judged_only(
+    celery_worker, covid: dict
+) -> None:
+    """Judged documents only: every run cut to the official qrels' documents before depth-k
+    pools them and MAP scores them; the cut, the pools and the tau computed here from the
+    files."""
+    task = covid_task(covid)
+    organizer = Client()
+    organizer.force_login(UserFactory.create(username="covid-org", is_staff=True))
+    grades = covid["grades"]
+    budgets = [round(len(grades) * share) for share in (0.1, 0.2, 0.4)]
+    response = organizer.post(
+        reverse("evaluation_api:pool-plans", args=[task.pk]),
+        {
+            "source": "qrels",
+            "prior": SimpleUploadedFile("qrels-rnd1.txt", covid["qrels"].encode()),
+            "strategies": ["depth"],
+            "budgets": budgets,
+            "measures": ["map"],
+            "judged_only": "true",
+        },
+    )
+    assert response.status_code == 202, response.content
+    status = wait_done(
+        organizer, reverse("evaluation_api:pool-plan", args=[task.pk, response.json()["id"]])
+    )
+    assert (status["status"], status["judged_only"]) == ("done", True), status["error"]
+    rows = organizer.get(status["result"]).json()
+
+    runs: Runs = {
+        tag: {
+            topic: {d: s for d, s in docs.items() if (topic, d) in grades}
+            for topic, docs in topics.items()
+        }
+        for tag, topics in covid["runs"].items()
+    }
+    relevant_total = sum(1 for g in grades.values() if g >= 1)
+    full: defaultdict[str, set[str]] = defaultdict(set)
+    for (topic, doc), grade in grades.items():
+        full[topic] |= {doc} if grade >= 1 else set()
+    tags = sorted(runs)
+    on_full = [mean_ap(runs[tag], {t: full[t] for t in TOPICS}) for tag in tags]
+    compared = 0
+    for row in rows:
+        pool = depth_pool(runs, row["budget"])
+        assert not pool - set(grades)  # condensed: only judged documents can be pooled
+        assert row["judgments"] == len(pool)
+        assert row["relevant"] == sum(1 for key in pool if grades[key] >= 1)
+        assert row["relevant_share"] == pytest.approx(row["relevant"] / relevant_total)
+        if not pool:
+            assert row["tau"]["map"] is None
+            continue
+        compared += 1
+        reduced: defaultdict[str, set[str]] = defaultdict(set)
+        for topic, doc in pool:
+            reduced[topic] |= {doc} if grades[(topic, doc)] >= 1 else set()
+        on_pool = [mean_ap(runs[tag], {t: reduced[t] for t in TOPICS}) for tag in tags]
+        assert row["tau"]["map"] == pytest.approx(kendalltau(on_full, on_pool).statistic)
+    assert compared, "no depth-k pool fitted a budget: nothing was compared"

@@ -276,7 +276,7 @@ URLS: dict[str, Entry] = {
         bodies=(
             Body(
                 {"source": "judgments", "strategies": "rrf", "seed": "0"},
-                ("source", "strategies", "budgets", "seed", "pool_runs"),
+                ("source", "strategies", "budgets", "seed", "pool_runs", "judged_only"),
             ),
         ),
     ),
@@ -416,12 +416,12 @@ URLS: dict[str, Entry] = {
         bodies=(
             Body(
                 {"source": "judgments", "strategies": ["rrf"]},
-                ("source", "strategies", "budgets", "measures", "seed", "pool_runs"),
+                ("source", "strategies", "budgets", "measures", "seed", "pool_runs", "judged_only"),
                 as_json=True,
             ),
             Body(
                 {"source": "qrels"},
-                ("source", "prior", "strategies", "budgets", "seed", "pool_runs"),
+                ("source", "prior", "strategies", "budgets", "seed", "pool_runs", "judged_only"),
             ),
         ),
     ),
