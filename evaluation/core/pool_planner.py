@@ -274,15 +274,12 @@ class Planner:
         global _PLANNING
         _PLANNING = self
         try:
-            # The strategies whose replay costs most go first, so the last to finish is a
-            # cheap one; the rows are put back in the order given.
-            jobs = sorted(enumerate(strategies), key=lambda job: -_REPLAY_COST.get(job[1].name, 1))
+            # imap hands back each strategy's rows in the order given, whoever replayed it.
             with multiprocessing.get_context("fork").Pool(workers) as pool:
-                done = pool.imap(_replayed, [(s, list(budgets)) for _i, s in jobs], chunksize=1)
-                found = dict(zip((i for i, _s in jobs), done, strict=True))
+                jobs = [(s, list(budgets)) for s in strategies]
+                return [row for rows in pool.imap(_replayed, jobs, chunksize=1) for row in rows]
         finally:
             _PLANNING = None
-        return [row for i in range(len(strategies)) for row in found[i]]
 
     def strategy_rows(self, strategy: Strategy, budgets: Sequence[int]) -> list[PlanRow]:
         pools = self.pools(strategy, budgets)
@@ -350,10 +347,6 @@ class Planner:
                 row.max_group_drop[name] = {"drop": drop, "group": group, "run": tag}
 
 
-# How long a strategy's replay takes, relatively: the adaptive ones replay once per group
-# left out, the fused ones merge, depth-k pools each budget afresh. Only the order in which
-# workers take strategies up depends on it, never a figure.
-_REPLAY_COST = {"hybrid": 4, "mm-ns": 3, "mm": 3, "mtf": 3, "depth": 2, "rrf": 1, "rbp": 1}
 _PLANNING: Planner | None = None  # the planner a forked worker replays strategies of
 
 
