@@ -29,6 +29,7 @@ judgments that are complete for the runs as replayed.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -273,12 +274,16 @@ class Planner:
             return [row for s in strategies for row in self.strategy_rows(s, budgets)]
         global _PLANNING
         _PLANNING = self
+        # The workers share this planner's pages until they write to them; the collector
+        # would write to every object it scans (the runs: millions), so it leaves those be.
+        gc.freeze()
         try:
             # imap hands back each strategy's rows in the order given, whoever replayed it.
             with multiprocessing.get_context("fork").Pool(workers) as pool:
                 jobs = [(s, list(budgets)) for s in strategies]
                 return [row for rows in pool.imap(_replayed, jobs, chunksize=1) for row in rows]
         finally:
+            gc.unfreeze()
             _PLANNING = None
 
     def strategy_rows(self, strategy: Strategy, budgets: Sequence[int]) -> list[PlanRow]:
