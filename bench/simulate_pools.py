@@ -1,7 +1,7 @@
 """Benchmark: the pool planner on TREC-COVID round 1's 143 real runs.
 
-Every strategy (depth-k, RRF, RBP, Move-to-Front, MaxMean, MM-NS) at budgets of 10%, 20% and
-40% of the round's 8,691 official judgments, pooling from the runs the leaderboard marks as
+Every strategy (depth-k, RRF, RBP, Move-to-Front, MaxMean, MM-NS, hybrid) at budgets of 10%,
+20% and 40% of the round's 8,691 official judgments, pooling from the runs the leaderboard marks as
 contributing judgments, groups from its team column, the document task's official measures
 (map, P_10, ndcg_cut_10, bpref), leave-one-group-out included. Two tables: the runs as
 submitted (a document outside the shallow official pools counts as not relevant), then the
@@ -81,7 +81,7 @@ def main() -> None:
         print(
             f"simulate_pools: {len(runs)} TREC-COVID round 1 runs, budgets {budgets} "
             f"(10/20/40% of {OFFICIAL_JUDGMENTS:,}), {os.cpu_count()} CPUs, "
-            f"{args.workers} workers, "
+            f"workers {args.workers}, "
             f"load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )
@@ -121,7 +121,8 @@ def main() -> None:
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"{'peak memory (RSS)':<40} {peak:7.0f} MB; largest worker {worker:.0f} MB")
+    workers = f"; largest worker {worker:.0f} MB" if worker else ""
+    print(f"{'peak memory (RSS)':<40} {peak:7.0f} MB{workers}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ For every strategy and budget (a total number of judgments over the topics):
   score(pool without the group); ``max_group_drop`` is the largest loss and its group.
 
 Every strategy but depth-k judges in one order whose prefixes are the smaller budgets' pools,
-so each is replayed once, to the largest budget.
+so each is replayed once, to the largest budget. Strategies are independent: ``workers``
+forked processes may replay them at once (the rows are the same, in the same order).
 
 Condensed replay (``condensed``, Sakai, SIGIR 2007, "condensed lists"): every run, pooled or
 not, keeps only the documents the prior qrels judged, in its own order. The prior qrels then
