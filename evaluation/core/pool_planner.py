@@ -17,7 +17,8 @@ For every strategy and budget (a total number of judgments over the topics):
   score(pool without the group); ``max_group_drop`` is the largest loss and its group.
 
 Every strategy but depth-k judges in one order whose prefixes are the smaller budgets' pools,
-so each is replayed once, to the largest budget.
+so each is replayed once, to the largest budget. Strategies are independent: ``workers``
+forked processes may replay them at once (the rows are the same, in the same order).
 
 Condensed replay (``condensed``, Sakai, SIGIR 2007, "condensed lists"): every run, pooled or
 not, keeps only the documents the prior qrels judged, in its own order. The prior qrels then
@@ -29,6 +30,8 @@ judgments that are complete for the runs as replayed.
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -42,15 +45,19 @@ from pooling.core.algorithms.strategies import (
     Pool,
     Ranked,
     Strategy,
+    TopicFusion,
     build_pool,
     fusion_weight,
+    hybrid_start,
     judging_order,
     pool_of,
 )
 from pooling.core.algorithms.strategies.fusion import (
+    RRF_K,
     fused_order_without,
     fused_weights,
     retrieved_by,
+    rrf_weight,
 )
 
 
@@ -220,11 +227,28 @@ class Planner:
         if strategy.name in ("rrf", "rbp"):
             orders = self._fused_orders(strategy, top)
         else:
+            heads = self._hybrid_heads(strategy) if strategy.name == "hybrid" else {}
             orders = {
-                g: judging_order(strategy, r, Budget(total=top), self.judge, self.seed)
+                g: judging_order(
+                    strategy, r, Budget(total=top), self.judge, self.seed, heads.get(g)
+                )
                 for g, r in ranked.items()
             }
         return {g: [pool_of(o[:b], self.ranked) for b in budgets] for g, o in orders.items()}
+
+    def _hybrid_heads(self, strategy: Strategy) -> dict[str | None, dict[str, list[str]]]:
+        """group left out (None: none) -> topic -> the first documents hybrid's start judges
+        in RRF order: each topic's runs are indexed once, not fused afresh per group."""
+        start = hybrid_start(strategy)
+        fusions = {t: TopicFusion(runs, rrf_weight(RRF_K)) for t, runs in self.ranked.items()}
+        groups = self.data.groups
+        return {
+            g: {
+                t: fusion.head([tag for tag in self.ranked[t] if groups[tag] != g], start)
+                for t, fusion in fusions.items()
+            }
+            for g in [None, *self.group_ranked]
+        }
 
     def _fused_orders(self, strategy: Strategy, top: int) -> dict[str | None, Order]:
         weight = fusion_weight(strategy)
@@ -241,14 +265,34 @@ class Planner:
             orders[group] = fused_order_without(full, fused, counts, removed, weight, top)
         return orders
 
-    def rows(self, strategies: Sequence[Strategy], budgets: Sequence[int]) -> list[PlanRow]:
-        found = []
-        for strategy in strategies:
-            pools = self.pools(strategy, budgets)
-            for index, budget in enumerate(budgets):
-                by_group = {g: p[index] for g, p in pools.items()}
-                found.append(self._row(strategy, budget, by_group))
-        return found
+    def rows(
+        self, strategies: Sequence[Strategy], budgets: Sequence[int], workers: int = 1
+    ) -> list[PlanRow]:
+        """The rows of every strategy (in the order given) at every budget; ``workers``
+        processes replay one strategy each at a time (fork: they inherit this planner)."""
+        workers = min(workers, len(strategies))
+        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return [row for s in strategies for row in self.strategy_rows(s, budgets)]
+        global _PLANNING
+        _PLANNING = self
+        # The workers share this planner's pages until they write to them; the collector
+        # would write to every object it scans (the runs: millions), so it leaves those be.
+        gc.freeze()
+        try:
+            # imap hands back each strategy's rows in the order given, whoever replayed it.
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                jobs = [(s, list(budgets)) for s in strategies]
+                return [row for rows in pool.imap(_replayed, jobs, chunksize=1) for row in rows]
+        finally:
+            gc.unfreeze()
+            _PLANNING = None
+
+    def strategy_rows(self, strategy: Strategy, budgets: Sequence[int]) -> list[PlanRow]:
+        pools = self.pools(strategy, budgets)
+        return [
+            self._row(strategy, budget, {g: p[index] for g, p in pools.items()})
+            for index, budget in enumerate(budgets)
+        ]
 
     def _row(self, strategy: Strategy, budget: int, pools: Mapping[str | None, Pool]) -> PlanRow:
         data = self.data
@@ -309,8 +353,22 @@ class Planner:
                 row.max_group_drop[name] = {"drop": drop, "group": group, "run": tag}
 
 
+_PLANNING: Planner | None = None  # the planner a forked worker replays strategies of
+
+
+def _replayed(job: tuple[Strategy, list[int]]) -> list[PlanRow]:
+    if _PLANNING is None:
+        raise RuntimeError("a planner worker is forked by Planner.rows")
+    return _PLANNING.strategy_rows(*job)
+
+
 def plan_pools(
-    data: PlannerInput, strategies: Sequence[Strategy], budgets: Sequence[int], seed: int = 0
+    data: PlannerInput,
+    strategies: Sequence[Strategy],
+    budgets: Sequence[int],
+    seed: int = 0,
+    workers: int = 1,
 ) -> list[PlanRow]:
-    """One row per strategy and budget, in the order given (see the module doc)."""
-    return Planner(data, seed).rows(strategies, budgets)
+    """One row per strategy and budget, in the order given (see the module doc); ``workers``
+    processes replay the strategies (the rows are the same with any number)."""
+    return Planner(data, seed).rows(strategies, budgets, workers)

@@ -114,6 +114,7 @@ def test_table_and_csv_have_a_line_per_strategy_budget_and_measure(files: dict[s
         (["--strategy", "rbp:2"], "out of range"),
         (["--strategy", "rrf:1e+308"], r"rrf: 1e\+308 is out of range"),
         (["--budget", "0"], "--budget must be at least 1"),
+        (["--workers", "0"], "--workers must be at least 1, not 0"),
         (["--measure", "nonsense"], "unknown measure 'nonsense'"),
     ],
 )
@@ -151,3 +152,11 @@ def test_judged_only_replays_condensed_runs(files: dict[str, str]) -> None:
     [judged] = json.loads(run(files, *args, "--judged-only"))
     assert (plain["judgments"], plain["relevant"]) == (4, 3)
     assert (judged["judgments"], judged["relevant"], judged["relevant_share"]) == (5, 3, 1.0)
+
+
+def test_workers_replay_the_strategies_to_the_same_rows(files: dict[str, str]) -> None:
+    args = ["--pool-runs", f"{files['dir']}/pool.txt", "--groups", f"{files['dir']}/groups.tsv"]
+    args += ["--budget", "2", "--budget", "4", "--format", "json"]
+    alone = json.loads(run(files, *args, "--workers", "1"))
+    assert len(alone) == 2 * 7  # every default strategy at both budgets, in that order
+    assert json.loads(run(files, *args, "--workers", "3")) == alone

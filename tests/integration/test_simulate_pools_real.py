@@ -17,13 +17,15 @@ from django.core.management import call_command
 from scipy.stats import kendalltau
 
 from evaluation.core.planner_files import planner_input_read
-from evaluation.core.pool_planner import ranked_runs
+from evaluation.core.pool_planner import Planner, ranked_runs, without_group
 from evaluation.core.trec_measures import evaluate_measures
 from pooling.core.algorithms.strategies import (
     DEFAULT_STRATEGIES,
     Budget,
     build_pool,
+    judging_order,
     parse_strategy,
+    pool_of,
 )
 
 COVID = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trec-covid-round1"
@@ -203,3 +205,22 @@ def test_the_same_seed_gives_the_same_pools(covid: dict) -> None:
         strategy = parse_strategy(name)
         first = build_pool(strategy, ranked, budget, judge, seed=11)
         assert build_pool(strategy, ranked, budget, judge, seed=11) == first, name
+
+
+def test_planner_hybrid_pools_equal_replaying_each_group_afresh(covid: dict) -> None:
+    """The planner fuses hybrid's start from runs indexed once per topic; replaying hybrid
+    on the runs left when a group is out, fusing them afresh, must pool the same."""
+    data = planner_input_read(
+        covid["qrels"], covid["runs"], ["map"], pool_runs=covid["pool"], groups=covid["groups"]
+    )
+    planner = Planner(data)
+    strategy = parse_strategy("hybrid")
+    budgets = [OFFICIAL_JUDGMENTS // 10, OFFICIAL_JUDGMENTS // 5]
+    pools = planner.pools(strategy, budgets)
+    for group in [None, *sorted(planner.group_ranked)[::8]]:
+        ranked = (
+            planner.ranked if group is None else without_group(planner.ranked, data.groups, group)
+        )
+        order = judging_order(strategy, ranked, Budget(total=max(budgets)), planner.judge)
+        expected = [pool_of(order[:budget], planner.ranked) for budget in budgets]
+        assert pools[group] == expected, group

@@ -141,3 +141,17 @@ def test_condensed_depth_row_matches_hand_computation_when_judged_only() -> None
     # R1's {a, b, c} (depth 3): each group's run keeps every relevant document it ranked,
     # and b, judged only without G2, is not relevant: no run loses anything.
     assert row.max_group_drop["map"] == {"drop": 0.0, "group": None}
+
+
+def test_rows_are_the_same_whatever_the_number_of_workers() -> None:
+    data = replace(planner_input(), pool_tags=["R1", "R2", "R3"])
+    strategies = [parse_strategy(s) for s in ("depth", "rrf", "mm-ns", "hybrid:1", "mtf")]
+    alone = [r.as_dict() for r in plan_pools(data, strategies, [1, 2, 4])]
+    assert [r.as_dict() for r in plan_pools(data, strategies, [1, 2, 4], workers=3)] == alone
+    assert [r["strategy"] for r in alone[::3]] == [
+        "depth",
+        "rrf:60",
+        "mm-ns:0.5",
+        "hybrid:1",
+        "mtf",
+    ]

@@ -19,6 +19,7 @@ from pooling.core.algorithms.strategies import (
 )
 from pooling.core.algorithms.strategies.bandit import MaxMean
 from pooling.core.algorithms.strategies.fusion import (
+    TopicFusion,
     fused_order_without,
     rbp_weight,
     retrieved_by,
@@ -300,3 +301,37 @@ def test_hybrid_reads_whole_runs_until_its_fused_start_is_over() -> None:
     assert ranks_needed(parse_strategy("hybrid:3"), 2) is None
     assert ranks_needed(parse_strategy("hybrid:3"), 3) == 4
     assert ranks_needed(parse_strategy("mm-ns"), 0) == 1
+
+
+@given(RANKED, st.sets(st.sampled_from(["A", "B", "C", "D"])), st.integers(0, 25))
+@settings(max_examples=200, deadline=None)
+def test_topic_fusion_head_is_the_prefix_of_fusing_the_runs_afresh(
+    ranked: dict, tags: set, n: int
+) -> None:
+    """The head of the fused order of some of a topic's runs, from runs indexed once, is
+    what fusing those runs afresh sorts first (rrf's weights, not exact in binary: the same
+    additions must be made in the same order), the n-th's ties included."""
+    runs = ranked[sorted(ranked)[0]]
+    kept = {tag: runs[tag] for tag in sorted(runs) if tag in tags}
+    weights = fused_weights(kept, rrf_weight())
+    whole = sorted(weights, key=lambda doc: (-weights[doc], doc))
+    expected = (
+        whole if n >= len(whole) else [d for d in whole if weights[d] >= weights[whole[n - 1]]]
+    )
+    assert TopicFusion(runs, rrf_weight()).head(list(kept), n) == (expected if n else [])
+
+
+@given(RANKED, st.integers(1, 30), st.integers(0, 4), st.sampled_from(["A", "B", None]))
+@settings(max_examples=150, deadline=None)
+def test_hybrid_given_its_fused_heads_judges_as_when_it_fuses_them_itself(
+    ranked: dict, total: int, start: int, left_out: str | None
+) -> None:
+    strategy = parse_strategy(f"hybrid:{start}")
+    rest = {t: {tag: d for tag, d in runs.items() if tag != left_out} for t, runs in ranked.items()}
+    heads = {
+        t: TopicFusion(runs, rrf_weight()).head([tag for tag in runs if tag != left_out], start)
+        for t, runs in ranked.items()
+    }
+    budget = Budget(total=total)
+    given_heads = judging_order(strategy, rest, budget, relevant_if_r, 2, heads)
+    assert given_heads == judging_order(strategy, rest, budget, relevant_if_r, 2)

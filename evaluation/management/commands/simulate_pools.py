@@ -13,7 +13,7 @@ from evaluation.core.planner_files import PlannerFileError, planner_input_read
 from evaluation.core.planner_report import RENDERERS
 from evaluation.core.pool_planner import condensed, plan_pools
 from evaluation.core.qrels import QrelsFormatError
-from evaluation.core.runfiles import RunFileError
+from evaluation.core.runfiles import RunFileError, default_workers
 from evaluation.core.trec_measures import MeasureNameError
 from pooling.core.algorithms.strategies import (
     DEFAULT_STRATEGIES,
@@ -79,6 +79,13 @@ class Command(BaseCommand):
             "the qrels judge all a strategy can pool, as a deep pool would (Sakai's condensed "
             "lists; off by default)",
         )
+        parser.add_argument(
+            "--workers",
+            type=int,
+            metavar="N",
+            help="processes replaying strategies at once, one strategy each at a time (default: "
+            "one per CPU this process may use; 1: all in this process); the rows are the same",
+        )
         parser.add_argument("--format", choices=sorted(RENDERERS), default="table")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -89,6 +96,9 @@ class Command(BaseCommand):
         budgets = options["budgets"]
         if budgets and min(budgets) < 1:
             raise CommandError(f"--budget must be at least 1, not {min(budgets)}")
+        workers = default_workers() if options["workers"] is None else options["workers"]
+        if workers < 1:
+            raise CommandError(f"--workers must be at least 1, not {workers}")
         started = time.perf_counter()
         try:
             data = planner_input_read(
@@ -111,7 +121,9 @@ class Command(BaseCommand):
         if not budgets:
             judged = sum(len(docs) for docs in data.grades.values())
             budgets = [max(1, round(judged * share)) for share in DEFAULT_SHARES]
-        rows = plan_pools(data, strategies, sorted(set(budgets)), seed=options["seed"])
+        rows = plan_pools(
+            data, strategies, sorted(set(budgets)), seed=options["seed"], workers=workers
+        )
         self.stdout.write(RENDERERS[options["format"]](rows), ending="")
         if options["format"] == "table":
             self.stderr.write(f"{len(rows)} rows in {time.perf_counter() - started:.1f} s")

@@ -10,9 +10,8 @@ rules, "Budgeted strategies and the planner".
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from pooling.core.algorithms.strategies.adaptive import TopicStrategy, adaptive_order, topic_rng
 from pooling.core.algorithms.strategies.bandit import NS_GAMMA, MaxMean
@@ -31,6 +30,7 @@ from pooling.core.algorithms.strategies.depth import depth_pool
 from pooling.core.algorithms.strategies.fusion import (
     RBP_P,
     RRF_K,
+    TopicFusion,
     Weight,
     fused_order,
     fused_weights,
@@ -139,12 +139,19 @@ def build_pool(
 
 
 def judging_order(
-    strategy: Strategy, ranked: Ranked, budget: Budget, judge: Judge, seed: int = 0
+    strategy: Strategy,
+    ranked: Ranked,
+    budget: Budget,
+    judge: Judge,
+    seed: int = 0,
+    heads: Mapping[str, Sequence[str]] | None = None,
 ) -> Order:
     """(topic, docno) in the order ``strategy`` judges them within ``budget``.
 
     For every strategy but depth-k, what a smaller task budget buys is a prefix of this order
-    (the same replay, stopped earlier), so a planner replays once per strategy."""
+    (the same replay, stopped earlier), so a planner replays once per strategy. ``heads``
+    (hybrid only, when the caller has them): topic -> the first documents of its runs' RRF
+    order, as ``TopicFusion.head`` gives them for the strategy's start."""
     if strategy.name == "depth":
         raise StrategyError("depth-k pools are not prefixes of one order: use build_pool")
     if strategy.name in ("rrf", "rbp"):
@@ -152,12 +159,23 @@ def judging_order(
         fused = {t: fused_weights(runs, weight) for t, runs in ranked.items()}
         return fused_order(fused, budget)
     if strategy.name == "mtf":
-        return adaptive_order(ranked, budget, judge, MoveToFront, seed)
+        return adaptive_order(
+            ranked, budget, judge, lambda _t, lists, rng: MoveToFront(lists, rng), seed
+        )
     if strategy.name == "hybrid":
-        start = _hybrid_start(strategy)
-        return adaptive_order(ranked, budget, judge, partial(FusionFirst, start=start), seed)
+        start = hybrid_start(strategy)
+        known = heads or {}
+        return adaptive_order(
+            ranked,
+            budget,
+            judge,
+            lambda t, lists, rng: FusionFirst(lists, rng, start=start, head=known.get(t)),
+            seed,
+        )
     gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
-    return adaptive_order(ranked, budget, judge, partial(MaxMean, gamma=gamma), seed)
+    return adaptive_order(
+        ranked, budget, judge, lambda _t, lists, rng: MaxMean(lists, rng, gamma=gamma), seed
+    )
 
 
 def adaptive_strategy(
@@ -173,7 +191,7 @@ def adaptive_strategy(
     if strategy.name == "mtf":
         return MoveToFront(lists, rng)
     if strategy.name == "hybrid":
-        return FusionFirst(lists, rng, start=_hybrid_start(strategy))
+        return FusionFirst(lists, rng, start=hybrid_start(strategy))
     gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
     return MaxMean(lists, rng, gamma=gamma)
 
@@ -200,12 +218,13 @@ def ranks_needed(strategy: Strategy, judged: int) -> int | None:
     A run's pointer never passes more documents than are judged, so the bandits and
     Move-to-Front need each run's first ``judged`` + 1 documents. ``hybrid``'s start ranks by
     fused weight, which a document deep in many runs can win: whole runs until it is over."""
-    if strategy.name == "hybrid" and judged < _hybrid_start(strategy):
+    if strategy.name == "hybrid" and judged < hybrid_start(strategy):
         return None
     return judged + 1
 
 
-def _hybrid_start(strategy: Strategy) -> int:
+def hybrid_start(strategy: Strategy) -> int:
+    """How many judgments of each topic ``hybrid`` takes in RRF order."""
     return HYBRID_START if strategy.param is None else int(strategy.param)
 
 
@@ -225,12 +244,14 @@ __all__ = [
     "Ranked",
     "Strategy",
     "StrategyError",
+    "TopicFusion",
     "TopicStrategy",
     "adaptive_strategy",
     "build_pool",
     "fused_order",
     "fused_weights",
     "fusion_weight",
+    "hybrid_start",
     "judging_order",
     "judgments",
     "next_to_judge",

@@ -130,14 +130,16 @@ def adaptive_order(
     ranked: Ranked,
     budget: Budget,
     judge: Judge,
-    make: Callable[..., TopicStrategy],
+    make: Callable[[str, list[Sequence[str]], random.Random], TopicStrategy],
     seed: int,
     gamma: float = TOPIC_GAMMA,
 ) -> Order:
-    """Replay an adaptive strategy to the budget (see the module doc for task budgets)."""
+    """Replay an adaptive strategy to the budget (see the module doc for task budgets);
+    ``make(topic, its runs' lists in sorted tag order, its RNG)`` is a topic's strategy."""
     topics = sorted(ranked)
     strategies = {
-        t: make([ranked[t][tag] for tag in sorted(ranked[t])], topic_rng(seed, t)) for t in topics
+        t: make(t, [ranked[t][tag] for tag in sorted(ranked[t])], topic_rng(seed, t))
+        for t in topics
     }
     if budget.total is not None:
         return _spread(strategies, budget.total, judge, topic_rng(seed, "|topics"), gamma)

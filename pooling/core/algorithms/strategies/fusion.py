@@ -28,6 +28,8 @@ import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import islice
 
+import numpy as np
+
 from pooling.core.algorithms.strategies.common import (
     Budget,
     Order,
@@ -140,3 +142,42 @@ def fused_order_without(
     ]
     merged = heapq.merge(((-fused[t][d], t, d) for t, d in kept[:total]), sorted(rising))
     return [(t, d) for _w, t, d in list(merged)[:total]]
+
+
+class TopicFusion:
+    """One topic's runs, fused again and again with some of them left out (a planner leaving
+    one group out at a time): each run's documents are held as places in the topic's sorted
+    docnos, so a fusion is one array sum per run rather than a dict update per document.
+
+    A document's weight is its votes added one run at a time, the runs in sorted tag order,
+    from 0: the same additions, so the same floats, as ``fused_weights`` over the runs in
+    that order (how ``adaptive_order`` hands a topic's runs to its strategy)."""
+
+    def __init__(self, runs: TopicRuns, weight: Weight) -> None:
+        self.docs = sorted({doc for docs in runs.values() for doc in docs})
+        place = {doc: at for at, doc in enumerate(self.docs)}
+        self.places = {
+            tag: np.fromiter((place[doc] for doc in docs), dtype=np.int64, count=len(docs))
+            for tag, docs in runs.items()
+        }
+        depth = max((len(docs) for docs in runs.values()), default=0)
+        self.table = np.array([weight(rank) for rank in range(1, depth + 1)], dtype=np.float64)
+
+    def head(self, tags: Iterable[str], n: int) -> list[str]:
+        """The first ``n`` documents by the fused weight of the runs ``tags`` (ties: docno
+        ascending), and any tied with the n-th: a prefix of their whole fused order."""
+        weights = np.zeros(len(self.docs), dtype=np.float64)
+        retrieved = np.zeros(len(self.docs), dtype=bool)
+        for tag in sorted(tags):
+            places = self.places[tag]
+            weights[places] += self.table[: len(places)]  # a run names a document once
+            retrieved[places] = True
+        found = np.flatnonzero(retrieved)
+        if n <= 0 or not len(found):
+            return []
+        if n < len(found):
+            values = weights[found]
+            lowest = np.partition(values, len(values) - n)[len(values) - n]  # the n-th largest
+            found = found[values >= lowest]
+        # Places follow the docnos, so a tie in weight is broken by docno.
+        return [self.docs[at] for at in sorted(found.tolist(), key=lambda at: (-weights[at], at))]

@@ -21,6 +21,8 @@ largest drop of a group left out of the pool; 10 found as many, with larger drop
 
 from __future__ import annotations
 
+import heapq
+import math
 import random
 from collections.abc import Sequence
 
@@ -41,9 +43,21 @@ class FusionFirst(MaxMean):
         rng: random.Random,
         start: int = HYBRID_START,
         gamma: float = NS_GAMMA,
+        head: Sequence[str] | None = None,
     ) -> None:
-        fused = fused_weights({str(arm): docs for arm, docs in enumerate(lists)}, rrf_weight(RRF_K))
-        self.fused = sorted(fused, key=lambda doc: (-fused[doc], doc))
+        """``head``: the first ``start`` documents of the lists' RRF order, ties with the last
+        included (``TopicFusion.head``), when the caller has them; else fused here."""
+        if head is None:
+            weights = fused_weights(
+                {str(arm): docs for arm, docs in enumerate(lists)}, rrf_weight(RRF_K)
+            )
+            # The start judges ``start`` documents at most, so only the first ``start`` in
+            # fused order (and any tied with the last) can be asked for, whatever was judged
+            # before: those are sorted, not every document the runs retrieved.
+            lowest = min(heapq.nlargest(start, weights.values()), default=math.inf)
+            heads = [doc for doc, weight in weights.items() if weight >= lowest]
+            head = sorted(heads, key=lambda doc: (-weights[doc], doc))
+        self.fused = list(head)
         self.start = start
         self.at = 0  # the first place in ``fused`` that may be unjudged
         super().__init__(lists, rng, gamma=gamma)
