@@ -4,7 +4,7 @@ then logs in and judges exactly the sent items, blind to the machine. Then an as
 judging page open when the organizer takes its item out: nothing is saved, the header then
 counts the scope as it is, and drafts of other items stay. Screenshots in
 test-artifacts/human-sample-*.png, scope-item-taken-out-while-open.png and
-scope-counts-after-item-taken-out.png.
+scope-counts-after-item-taken-out.png, and scope-emptied-assignment-closed.png.
 
 The story is test_human_sample_routing's: A.1's official assignment is revoked, so of A.1 the
 people have not judged 101 and 104; A.2's open 203 is already in a whole-topic assignment.
@@ -194,3 +194,12 @@ def test_header_counts_follow_the_scope_after_a_refused_submit_and_drafts_stay(
     assert hit.locator("[data-state]").inner_text() == "restored, not saved yet"
     assert page.evaluate("() => window.stillTheSamePage") is True
     assert not Judgment.objects.filter(hit=pool.hits[1][0]).exists()
+
+    # The organizer takes out the rest: her card says the assignment is closed, in words.
+    scope_items_remove(assignment=held, unjudged=True)
+    page.goto("/assess/")
+    card = page.locator(".assignment-card.is-closed")
+    assert "the organizer took every item out of this assignment" in card.inner_text()
+    assert "Closed" in card.inner_text()
+    assert card.locator("progress, .continue-btn").count() == 0
+    screenshot("scope-emptied-assignment-closed")
