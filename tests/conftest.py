@@ -29,3 +29,13 @@ def trec_covid_data() -> Path:
             pytest.fail(f"CI must have the real TREC-COVID round 1 files at {TREC_COVID}")
         pytest.skip(f"TREC-COVID round 1 files not found at {TREC_COVID} (no ../shared)")
     return TREC_COVID
+
+
+@pytest.fixture(autouse=True)
+def _forget_kept_rankings() -> None:
+    """Each test starts without the runs' rankings an earlier one kept in memory
+    (pooling/selectors/topic_rankings.py): a test database may hand out the same run ids and
+    versions again with other rows, which a live database never does."""
+    from pooling.selectors.topic_rankings import topic_rankings_forget
+
+    topic_rankings_forget()

@@ -1,6 +1,8 @@
 """An assessor's assignments and their items over REST: what a judging script reads.
 
 GET /api/assignments/                                → my active assignments with progress
+GET /api/assignments/<assignment>/                   → one of them (the judging page's script
+                                                       reads its counts after an item left it)
 GET /api/assignments/<assignment>/items/             → its pool items in the judging page's
                                                        order, each with its hits and my grades
 GET /api/assignments/<assignment>/items/<item>/      → one of them
@@ -34,7 +36,7 @@ from assessment.selectors.progress import (
 )
 from collection.core.post_html import plain_text
 
-__all__ = ["AssignmentItemView", "AssignmentItemsView", "AssignmentsView"]
+__all__ = ["AssignmentItemView", "AssignmentItemsView", "AssignmentView", "AssignmentsView"]
 
 
 class AssignmentOut(serializers.Serializer):
@@ -56,6 +58,13 @@ class AssignmentOut(serializers.Serializer):
     flagged = serializers.IntegerField(help_text="Hits you flagged.")
     continue_item = serializers.IntegerField(
         source="continue_item_id", allow_null=True, help_text="The first item still to judge."
+    )
+    closed = serializers.BooleanField(
+        source="is_closed",
+        help_text=(
+            "The organizer took every item out of this scoped assignment: nothing is left to "
+            "judge (your judgments are kept)."
+        ),
     )
     items_url = serializers.SerializerMethodField()
 
@@ -174,6 +183,21 @@ class AssignmentsView(GenericAPIView):
         rows = assignments_with_progress(request.user)  # type: ignore[arg-type]
         page = self.paginate_queryset(rows)  # type: ignore[arg-type]
         return self.get_paginated_response(AssignmentOut(page, many=True).data)
+
+
+class AssignmentView(GenericAPIView):
+    """One of your active assignments, as the list gives it (404 when it is not yours or is
+    revoked)."""
+
+    serializer_class = AssignmentOut
+    pagination_class = None
+
+    @extend_schema(responses=AssignmentOut)
+    def get(self, request: Request, assignment_id: int) -> Response:
+        rows = assignments_with_progress(request.user, assignment_id)  # type: ignore[arg-type]
+        if not rows:
+            raise Http404("No such assignment.")
+        return Response(AssignmentOut(rows[0]).data)
 
 
 class AssignmentItemsView(GenericAPIView):

@@ -3,13 +3,15 @@
 GET  /api/organize/tasks/<task>/agreement/        pairwise kappas, means, alpha, training rounds
      (machine judges take part, named "machine: NAME"; see machine_judges.py for their own)
 GET  /api/organize/tasks/<task>/assignments/      active official and dual assignments, each
-     with "hits" it covers and "judged" of them (a "scoped" one covers chosen items only)
+     with "hits" it covers and "judged" of them (a "scoped" one covers chosen items only;
+     "closed": every item was taken out of its scope, nothing is left to judge)
 POST the same  {"action": "assign" | "balance" | "dual", ...}   → 201 with what was created
 POST /api/organize/assignments/<id>/move/  {"assessor": "bob", "handover": "continue"}
      → the new assignment, the one it replaces, and how many judged hits stay with the
        earlier assessor(s) ("kept_judgments") and are left to judge ("hits_left")
 POST /api/organize/assignments/<id>/revoke/
-GET  /api/organize/assignments/<id>/scope/         a scoped assignment's items, judged or not
+GET  /api/organize/assignments/<id>/scope/         a scoped assignment's items, judged or not,
+     and "closed" when none is left
 POST the same  {"items": [pool item ids], "unjudged": true}   takes items out of the scope
      (judgments already made are kept and still count toward qrels and agreement)
 
@@ -227,6 +229,8 @@ class AssignmentsView(APIView):
                     # The hits it covers: its topic's, or its scope's when scoped.
                     "hits": r.hits,
                     "scoped": r.scoped,
+                    # Every item taken out of its scope: closed for the assessor.
+                    "closed": r.closed,
                 }
                 for r in rows
             ]
@@ -308,6 +312,8 @@ def _scope_out(assignment: Assignment) -> dict[str, Any]:
         "id": assignment.pk,
         "topic": assignment.topic.number,
         "assessor": assignment.assessor.get_username(),
+        # Nothing left in the scope: the assessor sees the assignment as closed.
+        "closed": not items,
         "items": [
             {
                 "item": i.item_id,

@@ -9,6 +9,11 @@ urlpatterns: list = [
     # The assessor's own assignments, items and judgments (a judging script's endpoints).
     path("assignments/", assignments.AssignmentsView.as_view(), name="assignment-list"),
     path(
+        "assignments/<id:assignment_id>/",
+        assignments.AssignmentView.as_view(),
+        name="assignment-detail",
+    ),
+    path(
         "assignments/<id:assignment_id>/items/",
         assignments.AssignmentItemsView.as_view(),
         name="assignment-items",

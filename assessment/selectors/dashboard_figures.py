@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from assessment.core.guidelines import GradeScale
-from assessment.selectors.progress import Progress
+from assessment.selectors.progress import Progress, scope_emptied
 from collection.models import RetrievalTask
 from pooling.models import PoolBuild
 
@@ -56,6 +56,11 @@ class TopicProgress:
     def relevant(self) -> int:
         """Judgments so far of grade >= the task's relevance level (ARQMath: H+M)."""
         return sum(self.grades[self.relevant_from :])
+
+    @property
+    def closed(self) -> bool:
+        """Its official assignment's scope was emptied: closed for the assessor."""
+        return scope_emptied(scoped=self.scoped, hits=self.hits)
 
     @property
     def at_risk(self) -> bool:

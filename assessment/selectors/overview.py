@@ -17,6 +17,7 @@ from assessment.selectors.handover import counted_judgments
 from assessment.selectors.progress import (
     Progress,
     official_item_counts,
+    scope_emptied,
     with_covered_hits,
 )
 from assessment.selectors.scopes import OutsideScope, outside_scopes
@@ -138,6 +139,11 @@ class AssignmentRow:
     created_at: datetime
     hits: int  # the hits it covers: its topic's, or its scope's when scoped
     scoped: bool
+
+    @property
+    def closed(self) -> bool:
+        """Its scope was emptied: the assessor sees it as closed (``scope_emptied``)."""
+        return scope_emptied(scoped=self.scoped, hits=self.hits)
 
 
 def assignment_rows(*, task: RetrievalTask) -> list[AssignmentRow]:

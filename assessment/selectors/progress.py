@@ -45,6 +45,7 @@ from kernel.prepared import prepared_rows
 from pooling.models import Hit, PoolItem
 
 __all__ = [
+    "SCOPE_EMPTIED_TEXT",
     "AssignmentProgress",
     "ItemStatus",
     "Progress",
@@ -60,6 +61,7 @@ __all__ = [
     "official_item_counts",
     "pool_items_of",
     "progress_of",
+    "scope_emptied",
     "units_of",
     "with_covered_hits",
 ]
@@ -234,9 +236,34 @@ class AssignmentProgress:
     def is_done(self) -> bool:
         return self.total > 0 and self.judged >= self.total
 
+    @property
+    def is_closed(self) -> bool:
+        return scope_emptied(scoped=self.assignment.scoped, hits=self.total)
 
-def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProgress]:
-    """The assessor's active assignments with judged/total hits and where to continue.
+
+# What the assessor reads where a closed assignment's progress and buttons would be.
+SCOPE_EMPTIED_TEXT = (
+    "Closed: the organizer took every item out of this assignment, so nothing is left to "
+    "judge. Your judgments are kept."
+)
+
+
+def scope_emptied(*, scoped: bool, hits: int) -> bool:
+    """Whether an assignment is closed because its organizer took every item out of its scope.
+
+    It stays active (a revocation would stop its judgments counting toward qrels, and sending
+    a sample again may fill the scope anew), but nothing is left in it to judge: the assessor
+    sees it as closed, not as a topic waiting for its pool, and so does the organizer. A scoped
+    assignment is only ever made with items (``items_route``), so an empty scope is an emptied
+    one."""
+    return scoped and hits == 0
+
+
+def assignments_with_progress(
+    assessor: AbstractBaseUser, assignment_id: int | None = None
+) -> list[AssignmentProgress]:
+    """The assessor's active assignments (or only ``assignment_id``, if it is one of them)
+    with judged/total hits and where to continue.
 
     Judged hits are those of the assignment's line (after a continue-move, the earlier
     assessors' judgments count as done); flagged ones are the assessor's own. One query:
@@ -276,6 +303,8 @@ def assignments_with_progress(assessor: AbstractBaseUser) -> list[AssignmentProg
         )
 
     mine = Assignment.objects.filter(assessor_id=assessor.pk, revoked_at__isnull=True)
+    if assignment_id is not None:
+        mine = mine.filter(pk=assignment_id)
     rows = (
         with_covered_hits(mine)
         .select_related("topic__task__campaign", "training_round")

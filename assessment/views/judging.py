@@ -31,11 +31,13 @@ from assessment.selectors.judging import ItemPage, item_page
 from assessment.selectors.priority import growing_topics, grows_on_demand
 from assessment.selectors.progress import (
     ITEM_STATES,
+    SCOPE_EMPTIED_TEXT,
     assignment_for,
     assignments_with_progress,
     item_statuses,
     next_unjudged_item_id,
     progress_of,
+    scope_emptied,
 )
 from assessment.services.judging import HitVerdict, JudgingNotFound, JudgmentInvalid, item_submit
 from assessment.services.priority import priority_next_item
@@ -76,7 +78,8 @@ def assess_home(request: HttpRequest) -> HttpResponse:
     progress = assignments_with_progress(request.user)  # type: ignore[arg-type]
     # Only an assignment with nothing left to continue at may still grow (no query otherwise).
     growing = growing_topics(p.assignment for p in progress if p.continue_item_id is None)
-    return render(request, "assessment/home.html", {"progress": progress, "growing": growing})
+    context = {"progress": progress, "growing": growing, "closed_text": SCOPE_EMPTIED_TEXT}
+    return render(request, "assessment/home.html", context)
 
 
 @login_required
@@ -117,6 +120,7 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
     )
     shown = [s for s in statuses if wanted in ("all", s.state)]
     counts = {state: sum(1 for s in statuses if s.state == state) for state in ITEM_STATES}
+    closed = scope_emptied(scoped=assignment.scoped, hits=progress.hits)
     context = {
         "assignment": assignment,
         "guidelines": _guidelines(assignment),
@@ -126,6 +130,7 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "show": wanted,
         "progress": progress,
         "units": progress.units,
+        "closed_text": SCOPE_EMPTIED_TEXT if closed else "",
     }
     return render(request, "assessment/items.html", context)
 

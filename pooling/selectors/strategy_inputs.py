@@ -152,40 +152,6 @@ def adaptive_topics(topic_ids: Sequence[int]) -> set[int]:
     return set(rows)
 
 
-# Where each run ranks one item in trec_eval's order (as ``_PREFIX_SQL`` orders them).
-_RANK_SQL = """
-SELECT run_id, place FROM (
-    SELECT run_id, item, ROW_NUMBER() OVER (
-        PARTITION BY run_id ORDER BY score DESC, item COLLATE "C" DESC) AS place
-    FROM (
-        SELECT run_id, {column} AS item, MAX(score) AS score FROM {table}
-        WHERE run_id IN ({runs}) AND topic_id = %s AND {filter}
-        GROUP BY run_id, {column}
-    ) AS distinct_items
-) AS ranked WHERE item = %s
-"""
-
-
-def item_ranks(
-    run_ids: Sequence[int], topic: tuple[int, str], kind: str, item: str
-) -> dict[int, int]:
-    """Run id -> the rank at which it retrieved ``item`` for ``topic`` (its contributions),
-    without reading the runs whole on PostgreSQL."""
-    if not run_ids:
-        return {}
-    if connection.vendor != "postgresql":
-        return strategy_runs(run_ids, [topic], kind).contributions(topic[1], item)
-    sql = _RANK_SQL.format(
-        column=_ITEM_COLUMN[kind],
-        table=_RUNROW,
-        runs=", ".join(["%s"] * len(run_ids)),
-        filter=_ITEM_FILTER[kind],
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*run_ids, topic[0], item])
-        return {run_id: int(rank) for run_id, rank in cursor.fetchall()}
-
-
 # Topics with an item some pooled run retrieved and the topic's pool does not hold yet; each
 # topic's search stops at its first such row.
 _UNPOOLED_SQL = """

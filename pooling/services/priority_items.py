@@ -27,7 +27,8 @@ from pooling.core.algorithms.strategies.allocation import (
 from pooling.core.algorithms.strategies.priority import PoolStrategy, adaptive_next
 from pooling.models import Contribution, Hit, PoolBuild, PoolItem
 from pooling.selectors.pool_inputs import document_ids, pooled_runs
-from pooling.selectors.strategy_inputs import item_ranks, strategy_runs, topics_with_unpooled
+from pooling.selectors.strategy_inputs import topics_with_unpooled
+from pooling.selectors.topic_rankings import topic_rankings
 
 
 @dataclass(frozen=True)
@@ -89,21 +90,18 @@ def pool_next_item_add(
     if budget_left(spec, topic, judging) <= 0:
         return None
     task = topic.task
-    specs = pooled_runs(task).specs
-    # Each run's prefix that decides the next document exactly as its whole ranking would.
+    # Each run's prefix that decides the next document exactly as its whole ranking would,
+    # cut from the rankings kept since the topic's first ask (the runs' rows are not re-read).
     depth = ranks_needed(spec.strategy, len(judged))
-    run_ids = [s.run_id for s in specs]
-    runs = strategy_runs(run_ids, [(topic.pk, topic.number)], task.kind, depth=depth)
+    runs, whole = topic_rankings(pooled_runs(task), (topic.pk, topic.number), task.kind, depth)
     docno = adaptive_next(spec, topic.number, runs.ranked[topic.number], judged)
     if docno is None:
         return None
     stored = PoolItem.objects.filter(topic=topic, key=docno).first()
     if stored is not None:  # judged under another strategy, or handed out already
         return stored
-    # The prefixes read stop short of the runs that retrieved it lower down: ask for its ranks.
-    contributions = item_ranks(
-        [s.run_id for s in specs], (topic.pk, topic.number), task.kind, docno
-    )
+    # Its ranks in the whole runs, not the prefixes: a run may have retrieved it lower down.
+    contributions = whole.contributions(topic.number, docno)
     if task.kind == "answer":  # a post: its id is the key
         planned = PlannedItem(docno, contributions, post_id=int(docno))
     else:

@@ -191,7 +191,7 @@
         status("Not saved: your session has ended. Log in again in another tab, then press Enter.", "error");
         return;
       }
-      if (code === 404) { status("Not saved: this item is no longer yours to judge.", "error"); return; }
+      if (code === 404) { itemTakenAway(); return; }
       page.pending = pending;
       retryLater("the server answered " + code);
     }).catch(function () {
@@ -241,6 +241,45 @@
     if (items && typeof data.judged_items === "number") items.textContent = data.judged_items;
     var bar = $("[data-progress]", page.root);
     if (bar) bar.value = data.judged_hits;
+  }
+
+  // The organizer took the item out of the assignment's scope (or revoked it): nothing was
+  // stored. The header's counts are re-read from the assignment, as the item list would now
+  // count them, without reloading: the other items' drafts live in storage and the choices on
+  // this page stay on screen, so nothing typed is lost.
+  function itemTakenAway() {
+    var gone = "Not saved: this item is no longer yours to judge.";
+    status(gone, "error");
+    var current = page;
+    fetch(page.form.dataset.assignmentApi, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (data) {
+        if (!data || current !== page) return;
+        updateTotals(data);
+        updateProgress(data);
+        // This item is no longer among them: it has no place to show ("Answer – of 2").
+        var position = $("[data-position]", page.root);
+        if (position) position.textContent = "–";
+        if (data.closed) status(gone + " Every item was taken out of this assignment: nothing is left to judge.", "error");
+      })
+      .catch(function () { /* offline: the counts stay as they were */ });
+  }
+
+  // The totals are the text after each live count: "<b data-judged>1</b> of 4 answers judged",
+  // "Answer <b data-position>3</b> of 4".
+  function setTotalAfter(selector, total) {
+    var count = $(selector, page.root);
+    var text = count && count.nextSibling;
+    if (typeof total !== "number" || !text || text.nodeType !== Node.TEXT_NODE) return;
+    text.textContent = text.textContent.replace(/^ of \d+/, " of " + total);
+  }
+
+  function updateTotals(data) {
+    setTotalAfter("[data-judged]", data.total_hits);
+    setTotalAfter("[data-judged-items]", data.total_items);
+    setTotalAfter("[data-position]", data.total_items);
+    var bar = $("[data-progress]", page.root);
+    if (bar && typeof data.total_hits === "number") bar.max = Math.max(data.total_hits, 1);
   }
 
   function saved(data) {

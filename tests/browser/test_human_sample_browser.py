@@ -1,8 +1,10 @@
 """The people-and-machine page's "send to assessors" button in real Chromium: the organizer
 draws a sample, picks assessors and sends; the confirmation says what happened; the assessor
 then logs in and judges exactly the sent items, blind to the machine. Then an assessor with a
-judging page open when the organizer takes its item out. Screenshots in
-test-artifacts/human-sample-*.png and scope-item-taken-out-while-open.png.
+judging page open when the organizer takes its item out: nothing is saved, the header then
+counts the scope as it is, and drafts of other items stay. Screenshots in
+test-artifacts/human-sample-*.png, scope-item-taken-out-while-open.png and
+scope-counts-after-item-taken-out.png, and scope-emptied-assignment-closed.png.
 
 The story is test_human_sample_routing's: A.1's official assignment is revoked, so of A.1 the
 people have not judged 101 and 104; A.2's open 203 is already in a whole-topic assignment.
@@ -18,6 +20,7 @@ from assessment.models import Assignment, Judgment
 from assessment.services.assignments import scope_items_remove
 from assessment.services.assignments.moves import assignment_revoke
 from assessment.services.assignments.scoped import items_route
+from assessment.services.judging import HitVerdict, item_submit
 from tests.browser.conftest import ARTIFACTS, PASSWORD
 from tests.factories import UserFactory
 from tests.integration.machine_judge_data import JUDGE_GRADES, import_judge, jsonl
@@ -129,3 +132,74 @@ def test_judging_page_open_on_an_item_taken_out_says_so_and_saves_nothing(
     status.filter(has_text="no longer yours to judge").wait_for()
     screenshot("scope-item-taken-out-while-open")
     assert not Judgment.objects.filter(hit=hit).exists()
+
+
+DRAFT_KEYS = "() => Object.keys(localStorage).filter(k => k.startsWith('qrelsmith.draft.')).sort()"
+
+
+def test_header_counts_follow_the_scope_after_a_refused_submit_and_drafts_stay(
+    page, login, screenshot
+) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=4)
+    carol = UserFactory.create(username="carol")
+    [held] = items_route(
+        items={pool.topic.pk: [item.pk for item in pool.items]}, assessors=[carol], created_by=None
+    ).created
+    first, drafted, opened, _last = pool.items
+    item_submit(
+        assignment=held,
+        item=first,
+        assessor=carol,
+        verdicts=[HitVerdict(hit_id=pool.hits[0][0].pk, grade=1)],
+    )
+    login("carol")
+    page.goto(f"/assess/{held.pk}/{drafted.pk}/")
+    page.wait_for_selector(".hit.is-focused")
+    page.keyboard.press("3")  # a draft on this item, never submitted
+    draft_key = f"qrelsmith.draft.{carol.pk}.{held.pk}.{drafted.pk}"
+    assert page.evaluate(DRAFT_KEYS) == [draft_key]
+    page.keyboard.press("ArrowRight")  # unsaved here: the first press warns...
+    page.keyboard.press("ArrowRight")  # ...the second leaves, the draft kept on this computer
+    page.wait_for_url(f"**/assess/{held.pk}/{opened.pk}/")
+    page.wait_for_selector(".hit.is-focused")
+    header = page.locator(".judge-bar")
+    assert "1 of 4 answers judged" in header.inner_text()
+    assert "Answer 3 of 4" in header.inner_text()
+    page.evaluate("() => { window.stillTheSamePage = true; }")  # gone after any full reload
+
+    # The organizer takes out the item carol has open and the one she judged (kept in qrels).
+    scope_items_remove(assignment=held, item_ids=[opened.pk, first.pk])
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    page.locator("#judge-status").filter(has_text="no longer yours to judge").wait_for()
+    # The header now counts the scope as it is: 2 answers left, none of them judged.
+    header.filter(has_text="0 of 2 answers judged").wait_for()
+    # The open item is no longer one of them: it has no place among them.
+    assert "Answer \u2013 of 2" in header.inner_text()
+    assert page.eval_on_selector("[data-progress]", "bar => [bar.value, bar.max]") == [0, 2]
+    assert page.evaluate("() => window.stillTheSamePage") is True
+    assert page.locator(f'.hit[data-hit="{pool.hits[2][0].pk}"] input[value="2"]').is_checked()
+    page.wait_for_timeout(500)  # the bar's width eases over .35 s: shoot it settled
+    screenshot("scope-counts-after-item-taken-out")
+    assert not Judgment.objects.filter(hit=pool.hits[2][0]).exists()
+    assert Judgment.objects.filter(hit=pool.hits[0][0]).count() == 1  # judged, taken out, kept
+
+    # Back to the drafted item without a reload: its draft is still there, not saved.
+    assert draft_key in page.evaluate(DRAFT_KEYS)
+    page.keyboard.press("ArrowLeft")  # the refused choice is unsaved here: warned...
+    page.keyboard.press("ArrowLeft")  # ...and left
+    page.wait_for_url(f"**/assess/{held.pk}/{drafted.pk}/")
+    hit = page.locator(f'.hit[data-hit="{pool.hits[1][0].pk}"]')
+    hit.locator("input[value='3']:checked").wait_for()
+    assert hit.locator("[data-state]").inner_text() == "restored, not saved yet"
+    assert page.evaluate("() => window.stillTheSamePage") is True
+    assert not Judgment.objects.filter(hit=pool.hits[1][0]).exists()
+
+    # The organizer takes out the rest: her card says the assignment is closed, in words.
+    scope_items_remove(assignment=held, unjudged=True)
+    page.goto("/assess/")
+    card = page.locator(".assignment-card.is-closed")
+    assert "the organizer took every item out of this assignment" in card.inner_text()
+    assert "Closed" in card.inner_text()
+    assert card.locator("progress, .continue-btn").count() == 0
+    screenshot("scope-emptied-assignment-closed")

@@ -346,6 +346,55 @@ def test_two_assessors_share_one_priority_order_when_official_and_dual() -> None
 
 
 @pytest.mark.django_db
+def test_next_item_follows_a_run_replaced_between_asks_not_the_rankings_read_before() -> None:
+    # The runs' rankings are kept in memory from one ask to the next
+    # (pooling/selectors/topic_rankings.py); a replaced run's new rows must be what decides.
+    strategy = parse_strategy("mtf")
+    task = document_task("Prio-Replaced", DISJOINT)
+    pool_build(task=task, strategy=_spec("mtf", 5, seed=9))
+    alice = assessor("alice")
+    assignment = assign(task, "1", alice)
+    first = next_item(alice, assignment)  # the build's item: no ranking read yet
+    assert first is not None
+    judge(alice, assignment, first, 2)  # relevant: Move-to-Front stays on first's run
+    second = next_item(alice, assignment)  # chosen from the runs' rankings, now kept
+    assert second is not None
+    judge(alice, assignment, second, 2)
+    # That run again, its first two documents kept and the rest reversed, as a new upload.
+    [tag] = [t for t, text in DISJOINT.items() if f" {first.key} 1 " in text]
+    docs = [line.split()[2] for line in DISJOINT[tag].splitlines() if line.startswith("1 ")]
+    assert docs[:2] == [first.key, second.key]
+    replaced = [*docs[:2], *reversed(docs[2:])]
+    files = dict(DISJOINT)
+    files[tag] = "".join(
+        f"{topic} Q0 {doc} {rank} {20 - rank}.0 {tag}\n"
+        for topic in TOPICS
+        for rank, doc in enumerate(replaced, start=1)
+    )
+    run = task.runs.get(tag=tag)
+    run_submit(
+        task=task,
+        team=run.team,
+        tag=tag,
+        role="primary",
+        stream=io.BytesIO(files[tag].encode()),
+        file_name=f"{tag}.run",
+        uploaded_by=None,
+    )
+    judged = [(first.key, True), (second.key, True)]
+    before = next_to_judge(strategy, ranked_from_files(DISJOINT)["1"], judged, seed=9, topic="1")
+    after = next_to_judge(strategy, ranked_from_files(files)["1"], judged, seed=9, topic="1")
+    assert before != after  # the replacement changes what comes next
+
+    third = next_item(alice, assignment)
+
+    assert third is not None
+    assert third.key == after == replaced[2]
+    # Its contribution is the rank in the new file, not the old one.
+    assert dict(third.contributions.values_list("run__tag", "rank")) == {tag: 3}
+
+
+@pytest.mark.django_db
 def test_rebuilds_keep_every_judgment_when_strategy_kept_or_changed() -> None:
     files = shuffled_runs({"bm25": 31, "dense": 32, "rm3": 33})
     task = document_task("Prio-Rebuild", files)

@@ -249,6 +249,59 @@ def test_taking_out_every_unjudged_item_from_the_page_says_what_happens() -> Non
     assert page.get(url).status_code == 403
 
 
+def test_a_scope_emptied_by_the_organizer_shows_as_closed_everywhere_judgments_kept() -> None:
+    story = _story()
+    carol_page, carol_api = Client(), APIClient()
+    carol_page.force_login(story.carol)
+    carol_api.force_authenticate(story.carol)
+    # Two items left after one is taken out: still an ordinary assignment, not closed.
+    story.organizer.post(_scope_url(story.scoped), {"unjudged": True}, format="json")
+    rows = carol_api.get(reverse("assessment_api:assignment-list")).json()["results"]
+    assert [(r["total_hits"], r["closed"]) for r in rows] == [(2, False)]
+    # Every item out: two of them judged (their judgments stay).
+    items = [item.pk for item in story.t1.items[:2]]
+    taken = story.organizer.post(_scope_url(story.scoped), {"items": items}, format="json").json()
+    assert (taken["removed"], taken["judged_kept"], taken["left"]) == (2, 2, 0)
+    assert taken["scope"]["closed"] is True
+    assert taken["scope"]["items"] == []
+    assert Judgment.objects.filter(assignment=story.scoped).count() == 2
+
+    # The assessor: a closed card with its sentence, never "Pool not built yet" nor a bar
+    # of 0 of 0; the item list says the same; over REST, closed with nothing to continue at.
+    home = carol_page.get(reverse("assessment:home")).content.decode()
+    assert 'class="assignment-card is-closed"' in home
+    assert "the organizer took every item out of this assignment" in home
+    assert "Pool not built yet" not in home
+    assert "0 of 0" not in home
+    assert "Start →" not in home
+    assert "Continue →" not in home
+    items_page = carol_page.get(reverse("assessment:items", args=[story.scoped.pk]))
+    assert "the organizer took every item out of this assignment" in items_page.content.decode()
+    [row] = carol_api.get(reverse("assessment_api:assignment-list")).json()["results"]
+    assert (row["closed"], row["total_hits"], row["continue_item"]) == (True, 0, None)
+    [progress] = assignments_with_progress(story.carol)
+    assert progress.is_closed
+    assert not progress.is_done
+
+    # The organizer: closed on the assignments page and REST, the task page and the scope page;
+    # bob's whole-topic assignment is not.
+    url = reverse("assessment_api:organize-assignments", args=[story.task.pk])
+    closed = {r["assessor"]: r["closed"] for r in story.organizer.get(url).json()}
+    assert closed == {"carol": True, "bob": False}
+    page = Client()
+    page.force_login(UserFactory.create(is_staff=True))
+    assignments = page.get(reverse("assessment:organize_assignments", args=[story.task.pk]))
+    assert assignments.content.decode().count("closed, every item taken out") == 1
+    task_page = page.get(reverse("assessment:organize_task", args=[story.task.pk])).content
+    assert b'title="Every item was taken out of the scope' in task_page
+    scope_page = page.get(reverse("assessment:organize_scope", args=[story.scoped.pk]))
+    assert "carol sees the assignment as closed" in scope_page.content.decode()
+    # Items routed to the scope again open it again: closed is the scope's state, not a flag.
+    items_route(items={story.t1.topic.pk: items[:1]}, assessors=[story.carol], created_by=None)
+    [again] = carol_api.get(reverse("assessment_api:assignment-list")).json()["results"]
+    assert (again["closed"], again["total_hits"]) == (False, 1)
+
+
 def test_rest_refuses_bad_removals_with_their_reason_and_removes_nothing() -> None:
     story = _story()
     url = _scope_url(story.scoped)
