@@ -105,8 +105,10 @@ def _text_and_format(path: Path, task_kind: str | None) -> tuple[str, RunFormat 
     if not text.isascii():
         return "", None  # float() reads non-ASCII digits; the validator (_validated) does not
     # The first line that is neither blank nor a comment tells the layout. It is usually near
-    # the top: the whole file is split into lines here only when the head holds none.
-    first = first_fields(text[:_HEAD].splitlines()) or first_fields(text.splitlines())
+    # the top: the whole file is split into lines here only when the head's whole lines (a
+    # line cut at the head's end would show too few fields) hold none.
+    head = text if len(text) <= _HEAD else text[: text.rfind("\n", 0, _HEAD) + 1]
+    first = first_fields(head.splitlines()) or first_fields(text.splitlines())
     if first is None:
         return text, None
     if is_trec_line(first, task_kind):

@@ -12,7 +12,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evaluation.core import runfiles
-from evaluation.core.runfiles import COLUMNS, WIDTH, RunFileError, _fast_scores, read_evaluation_run
+from evaluation.core.runfiles import (
+    COLUMNS,
+    WIDTH,
+    RunFileError,
+    _fast_scores,
+    _text_and_format,
+    read_evaluation_run,
+)
 from pooling.core.formats import RunFormat
 
 if runfiles.run_scores is None:
@@ -144,3 +151,17 @@ def test_the_columns_are_checked() -> None:
         run_scores("1 Q0 d 1 0.5 run\n", 6, 0, 2, 9, 5, True)
     with pytest.raises(ValueError):
         run_scores("1 Q0 d 1 0.5 run\n", 99, 0, 2, 4, 5, True)
+
+
+@pytest.mark.parametrize("comments", [65_530, 65_536, 70_000])
+def test_the_layout_is_told_by_a_whole_line(comments: int, tmp_path: Path) -> None:
+    """Comment lines fill the head the layout is read from: the first answer line, cut or not
+    at the head's end, still tells an ARQMath Task 1 run, and the run is read on the fast path."""
+    comment = "# " + "x" * 97 + "\n"
+    text = comment * (comments // len(comment)) + "#" * (comments % len(comment)) + "\n"
+    text += "1\t100\t1\t0.5\trun\n1\t200\t2\t0.4\trun\n"
+    path = tmp_path / "task1.tsv"
+    path.write_text(text)
+    assert _text_and_format(path, None)[1] is RunFormat.ARQMATH_ANSWER
+    run = read_evaluation_run(path)
+    assert (run.tag, run.scores()) == ("run", {"1": {"100": 0.5, "200": 0.4}})
