@@ -337,6 +337,7 @@ URLS: dict[str, Entry] = {
     ),
     "judges_api:run": Entry(path={"run_id": "judge_run"}),
     "assessment_api:assignment-list": Entry(query=PAGE),
+    "assessment_api:assignment-detail": Entry(path=ASSIGNMENT),
     "assessment_api:assignment-items": Entry(path=ASSIGNMENT, query=PAGE),
     "assessment_api:assignment-item": Entry(
         path={"assignment_id": "assignment", "item_id": "item"}
