@@ -247,6 +247,32 @@ class HumanSampleItem(models.Model):
         return f"{self.topic} {self.item} ({self.inclusion:.3f})"
 
 
+class HumanSampleChance(models.Model):
+    """The probability every graded item had of being drawn, drawn or not: the variance the
+    design anticipates for a run sums over all of the run's items (``evaluation.core.ppi``).
+    A draw made before these were kept has none, and its intervals rest on the judged items'
+    residuals alone."""
+
+    sample = models.ForeignKey(HumanSample, on_delete=models.CASCADE, related_name="chances")
+    topic = models.CharField(max_length=100)
+    item = models.CharField(max_length=200)
+    inclusion = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sample", "topic", "item"], name="human_sample_chance_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(inclusion__gt=0, inclusion__lte=1),
+                name="human_sample_chance_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic} {self.item} ({self.inclusion:.3f})"
+
+
 class PoolPlanJob(JobRow):
     """One run of the pool planner on a task's runs (evaluation.core.pool_planner), by a worker.
 

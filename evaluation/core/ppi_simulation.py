@@ -85,6 +85,7 @@ class Coverage:
     mean_width: float
     tau_mean: float  # Kendall's tau-b, estimate vs full qrels, mean over repetitions
     tau_min: float
+    unbiased_tau: float  # the interval's centre (no shrinkage) vs full qrels, mean
     machine_tau: float  # the machine's grades alone vs full qrels (first repetition)
 
 
@@ -112,6 +113,7 @@ def coverage(
     covered: dict[str, int] = Counter()
     widths: dict[str, list[float]] = {m.name: [] for m in measures}
     taus: dict[str, list[float]] = {m.name: [] for m in measures}
+    unbiased_taus: dict[str, list[float]] = {m.name: [] for m in measures}
     machine_tau: dict[str, float] = {}
     items = [(t, d) for t, docs in grades.items() for d in docs]
     supported = run_support(runs.values(), items) if support else None
@@ -122,12 +124,20 @@ def coverage(
         sample = sample_plan(machine, budget, rng=rng, top_grade=max(scale), weights=weights)
         human = {(d.topic, d.item): grades[d.topic][d.item] for d in sample.draws}
         evaluator = PpiEvaluator(
-            machine, sample, human, measures, topics, grades=scale, support=supported
+            machine,
+            sample,
+            human,
+            measures,
+            topics,
+            grades=scale,
+            support=supported,
         )
-        estimates = {tag: evaluator.estimate(run) for tag, run in runs.items()}
+        estimates = evaluator.estimate_runs(runs)
         for m in measures:
             values = {tag: found[m.name].value for tag, found in estimates.items()}
             taus[m.name].append(kendall_tau_b(truth[m.name], values))
+            centres = {tag: found[m.name].unbiased for tag, found in estimates.items()}
+            unbiased_taus[m.name].append(kendall_tau_b(truth[m.name], centres))
             for tag, found in estimates.items():
                 covered[m.name] += found[m.name].covers(truth[m.name][tag])
                 widths[m.name].append(found[m.name].high - found[m.name].low)
@@ -144,6 +154,7 @@ def coverage(
             mean_width=statistics.fmean(widths[m.name]) if widths[m.name] else 0.0,
             tau_mean=statistics.fmean(taus[m.name]) if taus[m.name] else 0.0,
             tau_min=min(taus[m.name], default=0.0),
+            unbiased_tau=statistics.fmean(unbiased_taus[m.name]) if unbiased_taus[m.name] else 0.0,
             machine_tau=machine_tau.get(m.name, 0.0),
         )
         for m in measures

@@ -118,6 +118,7 @@ def human_sample_estimates(
         strata={h: Stratum(h, n, 0.0, 0, 0.0) for h, n in sizes.items()},
         draws=draws,
         uncertain_share=sample.uncertain_share,
+        chances={(t, i): p for t, i, p in sample.chances.values_list("topic", "item", "inclusion")},
     )
     topics = sorted({t for t, _ in machine} | {t for t, _ in people})
     grades = scale_points(task).categories
@@ -126,9 +127,15 @@ def human_sample_estimates(
         runs = task_runs(task)
         support = run_support(runs.values(), machine)
         evaluator = PpiEvaluator(
-            machine, planned, human, measures, topics, grades=grades, support=support
+            machine,
+            planned,
+            human,
+            measures,
+            topics,
+            grades=grades,
+            support=support,
         )
-        estimates = [(label, evaluator.estimate(run)) for label, run in runs.items()]
+        estimates = list(evaluator.estimate_runs(runs).items())
     by_stratum: dict[str, list[int]] = {h: [n, 0, 0] for h, n in sizes.items()}
     for d in draws:
         counts = by_stratum.setdefault(d.stratum, [0, 0, 0])

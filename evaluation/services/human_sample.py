@@ -26,7 +26,7 @@ from evaluation.core.human_sample import (
     sample_plan,
 )
 from evaluation.core.ppi import machine_norms, run_weights
-from evaluation.models import HumanSample, HumanSampleItem
+from evaluation.models import HumanSample, HumanSampleChance, HumanSampleItem
 from evaluation.selectors.human_sample import linear_measures_of, machine_item_grades, task_runs
 from evaluation.selectors.sample_routing import sample_routing
 
@@ -97,6 +97,13 @@ def human_sample_draw(
                     inclusion=d.inclusion,
                 )
                 for d in plan.draws
+            ],
+            batch_size=5000,
+        )
+        HumanSampleChance.objects.bulk_create(
+            [
+                HumanSampleChance(sample=sample, topic=t, item=i, inclusion=p)
+                for (t, i), p in sorted(plan.chances.items())
             ],
             batch_size=5000,
         )

@@ -89,12 +89,12 @@ def test_strata_are_grades_and_probability_bands_when_probabilities_are_given() 
     assert stratum_of(MachineGrade(0, {0: 0.5, 1: 0.5})) == "g0 p>=0.00"
 
 
-def test_item_weight_is_the_root_of_the_squared_run_weights_with_a_floor() -> None:
+def test_item_weight_is_the_sum_of_the_squared_run_weights_with_a_floor() -> None:
     items = {("1", "a"): 0, ("1", "b"): 0, ("1", "c"): 0}
     found = item_weight({"r1": {("1", "a"): 0.3}, "r2": {("1", "a"): 0.4, ("1", "b"): 1.0}}, items)
-    assert found[("1", "a")] == pytest.approx(0.5)
+    assert found[("1", "a")] == pytest.approx(0.25)  # 0.09 + 0.16
     assert found[("1", "b")] == pytest.approx(1.0)
-    assert found[("1", "c")] == pytest.approx(0.1 * 0.75)  # a tenth of the mean (0.5 + 1) / 2
+    assert found[("1", "c")] == pytest.approx(0.1 * 0.625)  # a tenth of the mean (0.25 + 1) / 2
 
 
 def _sample(draws: list[tuple[str, str, float]], strata: dict[str, int]) -> HumanSample:

@@ -1,7 +1,8 @@
 """People and machine together on TREC-COVID round 1's real runs and qrels (the qrels stand
 for the people, a seeded simulated judge with binary kappa about 0.5 for the machine, a human
-budget of 10% of the judgments): the 95% intervals cover the full-qrels values, and the runs'
-support of each item narrows them."""
+budget of 10% of the judgments): the 95% intervals cover the full-qrels values, the estimate
+ranks the runs better than the unbiased centre and the machine alone, and the runs' support
+of each item narrows the intervals."""
 
 import random
 from pathlib import Path
@@ -49,10 +50,12 @@ def test_intervals_cover_the_full_qrels_values_when_people_judge_ten_percent(
     for row in rows:
         assert row.runs == 143
         assert row.covered >= 0.93, row
-        # Issue goal: tau >= 0.9. At this budget the sample's noise holds the estimate's tau
-        # near the machine's own (see docs/evaluation.md); it must not fall far below it.
-        assert row.tau_mean >= row.machine_tau - 0.05, row
-        assert row.tau_mean >= 0.8, row
+        # The goal is tau >= 0.9; over 20 repetitions bench/ppi_coverage.py measures 0.92
+        # (nDCG@10) and 0.905 (P@5). Four repetitions vary more, so the floor is lower; the
+        # shrunk estimate must rank better than the unbiased centre and the machine alone.
+        assert row.tau_mean >= 0.89, row
+        assert row.tau_mean >= row.unbiased_tau + 0.01, row
+        assert row.tau_mean >= row.machine_tau + 0.01, row
 
 
 def test_runs_support_narrows_the_intervals_and_keeps_them_covering(covid: PlannerInput) -> None:
