@@ -12,6 +12,7 @@ from typing import Any
 from django.http import Http404
 
 from assessment.models import Assignment
+from collection.access import task_for
 from collection.models import RetrievalTask, Topic
 from kernel.access import is_person
 from kernel.params import parse_id
@@ -28,6 +29,14 @@ def rag_topic_for(raw_topic_id: str | int) -> Topic:
     if topic is None:
         raise Http404(f"No topic {topic_id} of a RAG task.")
     return topic
+
+
+def rag_task_for(user: Any, task_id: int) -> RetrievalTask:
+    """The task a URL names, as ``task_for`` finds it, if it is a RAG task; 404 otherwise."""
+    task = task_for(user, task_id)
+    if task.kind != RetrievalTask.Kind.RAG:
+        raise Http404(f"task {task.pk} is not a RAG task")
+    return task
 
 
 def own_nugget_assignment(user: Any, raw_assignment_id: str | int) -> Assignment:

@@ -11,23 +11,23 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evaluation.core import runfiles
 from evaluation.core.runfiles import (
     COLUMNS,
     WIDTH,
     RunFileError,
-    _fast_scores,
-    _text_and_format,
+    compiled_reader,
     read_evaluation_run,
 )
+from evaluation.core.runfiles.fast import _fast_scores
+from evaluation.core.runfiles.layout import _text_and_format
 from pooling.core.formats import RunFormat
 
-if runfiles.run_scores is None:
+if compiled_reader.run_scores is None:
     if os.environ.get("CI") == "true":
         pytest.fail("evaluation.core._run_scores is not built: `pip install -e .` builds it (gcc)")
     pytest.skip("evaluation.core._run_scores is not built (no C compiler)", allow_module_level=True)
 
-run_scores = runfiles.run_scores
+run_scores = compiled_reader.run_scores
 
 
 def compiled(text: str, run_format: RunFormat = RunFormat.TREC) -> object:
@@ -42,8 +42,8 @@ def python(text: str, run_format: RunFormat = RunFormat.TREC) -> object:
 def read(text: str, *, in_c: bool) -> object:
     """What evaluation reads from the file, with or without the compiled module: its tag and
     scores, or the error."""
-    compiled_reader = runfiles.run_scores
-    runfiles.run_scores = compiled_reader if in_c else None  # type: ignore[assignment]
+    built = compiled_reader.run_scores
+    compiled_reader.run_scores = built if in_c else None  # type: ignore[assignment]
     try:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "run.txt"
@@ -54,7 +54,7 @@ def read(text: str, *, in_c: bool) -> object:
                 return str(error)
             return run.tag, run.scores()
     finally:
-        runfiles.run_scores = compiled_reader
+        compiled_reader.run_scores = built
 
 
 # (common, rare) values of each part of a line: a clean file takes only common ones, and the
