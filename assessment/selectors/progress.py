@@ -62,6 +62,8 @@ __all__ = [
     "pool_items_of",
     "progress_of",
     "scope_emptied",
+    "scope_key",
+    "statuses_of_items",
     "units_of",
     "with_covered_hits",
 ]
@@ -155,11 +157,11 @@ def pool_items_of(assignment: Assignment) -> QuerySet[PoolItem]:
     if assignment.training_round_id is not None:
         items = items.filter(training_rounds=assignment.training_round_id)
     if assignment.scoped:
-        items = items.filter(assignment_scopes__assignment=_scope_key(assignment))
+        items = items.filter(assignment_scopes__assignment=scope_key(assignment))
     return items
 
 
-def _scope_key(assignment: Assignment) -> Any:
+def scope_key(assignment: Assignment) -> Any:
     """The id a scoped assignment's items are found by: its own; in a prepared query, the
     stand-in ``assignment_from_ids`` was given for the scope (each stand-in must be bound)."""
     return getattr(assignment, "prepared_scope", assignment.pk)
@@ -369,8 +371,10 @@ class ItemStatus:
         return "partial" if self.judged else "unjudged"
 
 
-def _status_rows(assignment: Assignment, *, detail: bool) -> QuerySet[PoolItem]:
-    """The pool items of ``item_statuses`` with their counts as annotations."""
+def _status_rows(
+    assignment: Assignment, *, detail: bool, items: QuerySet[PoolItem] | None = None
+) -> QuerySet[PoolItem]:
+    """The pool items of ``item_statuses`` (or ``items``) with their counts as annotations."""
     mine = Q(hits__judgments__assignment=assignment)
     counts: dict[str, Count | Max] = {
         "n_hits": Count("hits", distinct=True),
@@ -382,7 +386,8 @@ def _status_rows(assignment: Assignment, *, detail: bool) -> QuerySet[PoolItem]:
         counts["best"] = Max("hits__judgments__grade", filter=mine)
         if previous is not None:
             counts["n_previous"] = Count("hits__judgments", filter=previous)
-    return pool_items_of(assignment).order_by("display_order").only("pk").annotate(**counts)
+    items = pool_items_of(assignment) if items is None else items
+    return items.order_by("display_order").only("pk").annotate(**counts)
 
 
 def assignment_ids(assignment: Assignment) -> dict[str, int | list[int]]:
@@ -436,6 +441,16 @@ def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemS
         rows = list(_status_rows(assignment, detail=True))
     else:
         rows = prepared_rows(PoolItem, _plain_status_rows, **assignment_ids(assignment))
+    return _statuses(rows, detail=detail)
+
+
+def statuses_of_items(assignment: Assignment, items: QuerySet[PoolItem]) -> list[ItemStatus]:
+    """``item_statuses`` with detail for other ``items`` of the assignment's topic (such as
+    those taken out of its scope that it judged), positions counted among them. One query."""
+    return _statuses(list(_status_rows(assignment, detail=True, items=items)), detail=True)
+
+
+def _statuses(rows: list[Any], *, detail: bool) -> list[ItemStatus]:
     return [
         ItemStatus(
             item_id=row.pk,
