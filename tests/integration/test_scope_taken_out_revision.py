@@ -89,7 +89,14 @@ def test_assessor_revises_a_judged_item_taken_out_over_rest_when_new_judgments_a
     item_url = reverse("assessment_api:assignment-item", args=[story.scoped.pk, judged.pk])
     detail = carol.get(item_url)
     assert detail.status_code == 200, detail.content
-    assert [h["grade"] for h in detail.json()["hits"]] == [2]
+    shown = detail.json()
+    assert [h["grade"] for h in shown["hits"]] == [2]
+    assert (shown["taken_out"], shown["position"]) == (True, None)
+    kept_url = reverse(
+        "assessment_api:assignment-item", args=[story.scoped.pk, story.t1.items[0].pk]
+    )
+    kept = carol.get(kept_url).json()  # an item still in the scope: in its place
+    assert (kept["taken_out"], kept["position"]) == (False, 1)
     other_url = reverse("assessment_api:assignment-item", args=[story.scoped.pk, unjudged.pk])
     assert carol.get(other_url).status_code == 404
 
