@@ -5,7 +5,8 @@ GET /api/assignments/<assignment>/                   → one of them (the judgin
                                                        reads its counts after an item left it)
 GET /api/assignments/<assignment>/items/             → its pool items in the judging page's
                                                        order, each with its hits and my grades
-GET /api/assignments/<assignment>/items/<item>/      → one of them
+GET /api/assignments/<assignment>/items/<item>/      → one of them, or one taken out of the
+                                                       scope after I judged it (to revise)
 
 Judgments are submitted and revised at ``…/items/<item>/judgments/`` (judging.py). Scoped like
 the pages (another assessor's assignment or another topic's item: 404) and blind like them:
@@ -148,6 +149,18 @@ class HitContentOut(serializers.Serializer):
 
 
 class ItemDetailOut(ItemOut):
+    position = serializers.IntegerField(
+        source="status.position",
+        allow_null=True,
+        help_text="From 1; null for an item taken out of the scope (see taken_out).",
+    )
+    taken_out = serializers.BooleanField(
+        help_text=(
+            "The organizer took this item out of your scoped assignment after you judged it: "
+            "your judgments of it (revision above 0) can still be corrected, no other hit of it "
+            "judged; it is not counted in your progress."
+        )
+    )
     topic = TopicShownOut()
     content = HitContentOut(
         many=True, help_text="Each hit to judge as the page shows it (not a previous one's)."
@@ -230,6 +243,9 @@ class AssignmentItemView(GenericAPIView):
         if detail is None:
             raise Http404("No such item in this topic.")
         out = dict(ItemOut(detail.entry, context={"assignment_id": assignment.pk}).data)
+        out["taken_out"] = detail.page.taken_out
+        if detail.page.taken_out:  # no place among the scope's items
+            out["position"] = None
         out["topic"] = TopicShownOut(_topic_shown(detail.page)).data
         out["content"] = HitContentOut(detail.page.open_hits, many=True).data
         return Response(out)

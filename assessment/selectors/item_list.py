@@ -17,7 +17,8 @@ from datetime import datetime
 
 from assessment.models import Assignment
 from assessment.selectors.judging import ItemPage, item_page, own_hits, own_judgment
-from assessment.selectors.progress import ItemStatus, item_statuses, pool_items_of
+from assessment.selectors.progress import ItemStatus, item_statuses
+from assessment.selectors.taken_out import items_in_reach_of, taken_out_statuses
 from collection.models import Document, Formula
 
 __all__ = ["HitEntry", "ItemDetail", "ItemEntry", "item_detail", "item_entries"]
@@ -57,7 +58,7 @@ def item_entries(assignment: Assignment, statuses: Sequence[ItemStatus]) -> list
     """The items of ``statuses`` (a page of ``item_statuses(assignment)``) with their hits.
     Three queries at most: hits with their own judgments, candidate formulas, docnos."""
     wanted = [s.item_id for s in statuses]
-    hits = list(own_hits(assignment, pool_items_of(assignment).filter(pk__in=wanted)))
+    hits = list(own_hits(assignment, items_in_reach_of(assignment).filter(pk__in=wanted)))
     formula_ids = {h.formula_id for h in hits if h.formula_id is not None}
     latex = (
         dict(Formula.objects.filter(pk__in=formula_ids).values_list("pk", "latex"))
@@ -106,9 +107,11 @@ class ItemDetail:
 
 
 def item_detail(assignment: Assignment, item_id: int) -> ItemDetail | None:
-    """The item of the assignment's topic with its content, or None when not in the topic. A
-    fixed number of queries (the judging page's and the list entry's)."""
+    """The item of the assignment's topic with its content, or None when not within the
+    assessor's reach. A fixed number of queries (the judging page's and the list entry's)."""
     statuses = [s for s in item_statuses(assignment, detail=True) if s.item_id == item_id]
+    if not statuses:  # taken out of the scope after it was judged: still open to revise
+        statuses = [s for s in taken_out_statuses(assignment) if s.item_id == item_id]
     if not statuses:
         return None
     page = item_page(assignment, item_id)

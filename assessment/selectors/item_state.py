@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from assessment.models import Assignment, Judgment
 from assessment.selectors.handover import previous_judgments
-from assessment.selectors.progress import pool_items_of
+from assessment.selectors.taken_out import items_in_reach_of
 
 
 def item_state(assignment: Assignment, item_id: int) -> list[Judgment] | None:
     """This assignment's judgments of one item (a second tab refreshes from it), or None when
-    the item is not in the assignment's topic. Two queries."""
-    if not pool_items_of(assignment).filter(pk=item_id).exists():
+    the item is not within the assessor's reach (``items_in_reach_of``). Two queries."""
+    if not items_in_reach_of(assignment).filter(pk=item_id).exists():
         return None
     return list(
         Judgment.objects.filter(assignment=assignment, hit__item_id=item_id)
@@ -38,9 +38,9 @@ def item_previous_hit_ids(assignment: Assignment, item_id: int) -> list[int]:
 
 
 def item_hit_ids(assignment: Assignment, item_id: int) -> list[int] | None:
-    """The hit ids of one item of the assignment's topic, in order; None if not in it."""
+    """The hit ids of one item within the assessor's reach, in order; None if not in it."""
     rows = list(
-        pool_items_of(assignment)
+        items_in_reach_of(assignment)
         .filter(pk=item_id)
         .order_by("hits__position", "hits__pk")
         .values_list("hits__pk", flat=True)

@@ -34,9 +34,9 @@ from assessment.selectors.progress import (
     assignment_ids,
     item_statuses,
     next_unjudged_item_id,
-    pool_items_of,
     progress_of,
 )
+from assessment.selectors.taken_out import items_in_reach_of
 from collection.core.document_html import DISPLAY_MAX_CHARS, DocumentDisplay, document_display
 from collection.core.post_html import clean_post_html, linked_post_ids, thread_url
 from collection.core.query_terms import query_terms
@@ -82,6 +82,8 @@ class HitView:
     revision: int = 0
     updated_at: object = None
     previous: bool = False  # judged by a previous assessor: nothing to do, nothing shown
+    # Of an item taken out of the scope, a hit this assignment never judged: not to judge.
+    taken_out: bool = False
     suggestion: int | None = None  # assisted mode: the suggesting machine judge's grade
     error: str = ""  # set by a view re-showing a refused submit
     hid: str = field(init=False)  # the id as text: rendered many times per page
@@ -121,6 +123,9 @@ class ItemPage:
     next_unjudged_item_id: int | None
     statuses: list[ItemStatus] = field(repr=False, default_factory=list)
     query_terms: list[str] = field(default_factory=list)  # document items: highlighted
+    # Taken out of the assignment's scope after it was judged: its own judgments stay open to
+    # revise (assessment/selectors/taken_out.py); it has no place among the scope's items.
+    taken_out: bool = False
 
     @property
     def is_document(self) -> bool:
@@ -132,8 +137,9 @@ class ItemPage:
 
     @property
     def open_hits(self) -> list[HitView]:
-        """The hits this assessor judges (not the ones a previous assessor judged)."""
-        return [hit for hit in self.hits if not hit.previous]
+        """The hits this assessor judges (not the ones a previous assessor judged, nor, on an
+        item taken out of the scope, the ones this assessor never judged)."""
+        return [hit for hit in self.hits if not (hit.previous or hit.taken_out)]
 
     @property
     def progress(self) -> Progress:
@@ -223,7 +229,7 @@ def _item_hits(item_id: int, **ids: Any) -> QuerySet[Hit]:
     """The item's hits with their item and this assignment's judgments of them, from ids only
     (kernel.prepared)."""
     assignment = assignment_from_ids(**ids)
-    return own_hits(assignment, pool_items_of(assignment).filter(pk=item_id))
+    return own_hits(assignment, items_in_reach_of(assignment).filter(pk=item_id))
 
 
 def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
@@ -241,7 +247,7 @@ def item_page(assignment: Assignment, item_id: int) -> ItemPage | None:
         item_obj = hits[0].item
     else:  # an item without hits still has a page, saying so
         item_obj = (
-            pool_items_of(assignment).filter(pk=item_id).only("topic_id", *_ITEM_FIELDS).first()
+            items_in_reach_of(assignment).filter(pk=item_id).only("topic_id", *_ITEM_FIELDS).first()
         )
         if item_obj is None:
             return None
@@ -386,27 +392,51 @@ def _assemble(
     statuses: list[ItemStatus],
     thread_of: dict[int, int],
 ) -> ItemPage:
-    index = next(i for i, s in enumerate(statuses) if s.item_id == item.pk)
-    topic = assignment.topic
-    shown = topic_view(topic, thread_of)
+    index = next((i for i, s in enumerate(statuses) if s.item_id == item.pk), None)
+    shown = topic_view(assignment.topic, thread_of)
+    if index is None:  # taken out of the scope, judged: only its own judgments to revise
+        for hit in hits:
+            hit.taken_out = not hit.previous and hit.revision == 0
+        return ItemPage(
+            **_page_common(assignment, item, hits, statuses, shown),
+            position=0,
+            previous_item_id=None,
+            next_item_id=None,
+            next_unjudged_item_id=next_unjudged_item_id(statuses, None),
+            taken_out=True,
+        )
     return ItemPage(
-        assignment=assignment,
-        item=item,
-        kind=assignment.topic.task.kind,
-        topic_thread_href=shown.thread_href,
-        topic_title_html=shown.title_html,
-        topic_question_html=shown.question_html,
-        query_latex=shown.query_latex,
-        hits=hits,
+        **_page_common(assignment, item, hits, statuses, shown),
         position=index + 1,
-        item_count=len(statuses),
-        judged_hits=sum(s.judged for s in statuses),
-        total_hits=sum(s.hits for s in statuses),
         previous_item_id=statuses[index - 1].item_id if index > 0 else None,
         next_item_id=statuses[index + 1].item_id if index + 1 < len(statuses) else None,
         next_unjudged_item_id=next_unjudged_item_id(statuses, item.pk),
-        statuses=statuses,
-        query_terms=(
+    )
+
+
+def _page_common(
+    assignment: Assignment,
+    item: PoolItem,
+    hits: list[HitView],
+    statuses: list[ItemStatus],
+    shown: TopicView,
+) -> dict[str, Any]:
+    """What an item's page shows whatever its place among the assignment's items."""
+    topic = assignment.topic
+    return {
+        "assignment": assignment,
+        "item": item,
+        "kind": topic.task.kind,
+        "topic_thread_href": shown.thread_href,
+        "topic_title_html": shown.title_html,
+        "topic_question_html": shown.question_html,
+        "query_latex": shown.query_latex,
+        "hits": hits,
+        "item_count": len(statuses),
+        "judged_hits": sum(s.judged for s in statuses),
+        "total_hits": sum(s.hits for s in statuses),
+        "statuses": statuses,
+        "query_terms": (
             query_terms(topic.title) if topic.task.kind == RetrievalTask.Kind.DOCUMENT else []
         ),
-    )
+    }

@@ -6,6 +6,12 @@ pooling/locks.py), so it waits for a pool rebuild of that topic instead of faili
 then row-locks the assessor's own assignment while checking in the same query that every hit
 is its item's and the item its topic's. After a continue-move, hits judged by a previous
 assessor are refused.
+
+A scoped assignment's scope: a hit is within it when its item is in the scope now, or when the
+assignment already holds its own judgment of the hit (an item the organizer took out after it
+was judged: the assessor may correct that judgment, which still counts toward qrels, but never
+judge anew an item taken out). Anything else answers "not found", with nothing stored. The
+pages and the REST reads open the same items (``assessment/selectors/taken_out.py``).
 """
 
 from __future__ import annotations
@@ -14,11 +20,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import Case, F, Func, IntegerField, OuterRef, QuerySet, Subquery, When
+from django.db.models import (
+    Case,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    When,
+)
 
 from assessment.core.guidelines import GradeScale, answers_problem
-from assessment.models import COMMENT_MAX_CHARS, Assignment, Judgment
+from assessment.models import COMMENT_MAX_CHARS, Assignment, AssignmentItem, Judgment
 from assessment.selectors.handover import previous_judgments
+from assessment.selectors.taken_out import own_judgment_of
 from kernel.prepared import prepared_rows
 from pooling.locks import topic_pools_lock
 from pooling.models import Hit
@@ -115,8 +132,17 @@ def _assignment_in_scope(
     )
     # A training assignment reaches only the round's own items.
     in_round = in_topic.filter(item__training_rounds=OuterRef("training_round_id"))
-    # A scoped assignment (a drawn human sample's) reaches only its scope's items.
-    in_scope = in_topic.filter(item__assignment_scopes__assignment=OuterRef("pk"))
+    # A scoped assignment (a drawn human sample's) reaches its scope's items and, of an item
+    # the organizer took out of it, only the hits it judged: its assessor may correct a
+    # judgment that still counts toward qrels, never judge such an item anew.
+    in_scope = in_topic.filter(
+        Exists(
+            AssignmentItem.objects.filter(
+                assignment_id=OuterRef(OuterRef("pk")), item_id=OuterRef("item_id")
+            )
+        )
+        | own_judgment_of(OuterRef(OuterRef("pk")), OuterRef("pk"))
+    )
     return (
         Assignment.objects.select_for_update(of=("self",))
         .filter(pk=assignment_id, topic_id=topic_id, assessor_id=assessor_id, revoked_at=None)

@@ -39,6 +39,7 @@ from assessment.selectors.progress import (
     progress_of,
     scope_emptied,
 )
+from assessment.selectors.taken_out import taken_out_statuses
 from assessment.services.judging import HitVerdict, JudgingNotFound, JudgmentInvalid, item_submit
 from assessment.services.priority import priority_next_item
 from collection.models import RetrievalTask
@@ -106,7 +107,8 @@ def assess_continue(request: HttpRequest, assignment_id: int) -> HttpResponse:
 
 @login_required
 def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    """Every item of the topic (judged, unjudged, flagged) to jump to and revise."""
+    """Every item of the topic (judged, unjudged, flagged) to jump to and revise, and the ones
+    taken out of a scope after this assessor judged them (still open to revise)."""
     assignment = _assignment_or_404(request, assignment_id)
     statuses = item_statuses(assignment, detail=True)
     progress = progress_of(statuses, assignment.topic.task.kind)
@@ -131,6 +133,8 @@ def item_list(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "progress": progress,
         "units": progress.units,
         "closed_text": SCOPE_EMPTIED_TEXT if closed else "",
+        # Taken out of the scope after this assessor judged them: theirs to see and revise.
+        "taken_out": taken_out_statuses(assignment),
     }
     return render(request, "assessment/items.html", context)
 
@@ -292,7 +296,14 @@ def _after_submit(
     request: HttpRequest, assignment: Assignment, item_id: int, submitted: int
 ) -> HttpResponseRedirect:
     statuses = item_statuses(assignment)
-    current = next(s for s in statuses if s.item_id == item_id)
+    current = next((s for s in statuses if s.item_id == item_id), None)
+    if current is None:  # a revision of an item taken out of the scope: back where it is listed
+        messages.success(
+            request,
+            f"Saved {submitted} judgment(s). This item is no longer in your assignment; "
+            "your judgments of it are kept and still count.",
+        )
+        return redirect("assessment:items", assignment.pk)
     if current.judged < current.hits:
         left = current.hits - current.judged
         messages.warning(request, f"Saved. {left} hit(s) of this item still need a grade.")

@@ -241,6 +241,9 @@
     if (items && typeof data.judged_items === "number") items.textContent = data.judged_items;
     var bar = $("[data-progress]", page.root);
     if (bar) bar.value = data.judged_hits;
+    var text = $("[data-progress-text]", page.root);
+    var box = $(".topic-progress", page.root);  // its tooltip tells the same counts
+    if (box && text) box.title = "Judged in this topic: " + text.textContent.replace(/ judged$/, "");
   }
 
   // The organizer took the item out of the assignment's scope (or revoked it): nothing was
@@ -260,26 +263,42 @@
         // This item is no longer among them: it has no place to show ("Answer – of 2").
         var position = $("[data-position]", page.root);
         if (position) position.textContent = "–";
+        retitle(data.total_items);
         if (data.closed) status(gone + " Every item was taken out of this assignment: nothing is left to judge.", "error");
       })
       .catch(function () { /* offline: the counts stay as they were */ });
   }
 
   // The totals are the text after each live count: "<b data-judged>1</b> of 4 answers judged",
-  // "Answer <b data-position>3</b> of 4".
-  function setTotalAfter(selector, total) {
+  // "Answer <b data-position>3</b> of 4". A unit word follows the count as the server writes it
+  // (assessment.selectors.progress.Progress: singular for exactly one); the words are the
+  // progress text's data-item/-items/-hit/-hits, the task's own units.
+  function setTotalAfter(selector, total, words) {
     var count = $(selector, page.root);
     var text = count && count.nextSibling;
     if (typeof total !== "number" || !text || text.nodeType !== Node.TEXT_NODE) return;
-    text.textContent = text.textContent.replace(/^ of \d+/, " of " + total);
+    var told = " of " + total;
+    if (words) told += " " + (total === 1 ? words[0] : words[1]);
+    text.textContent = text.textContent.replace(words ? /^ of \d+ \S+/ : /^ of \d+/, told);
   }
 
   function updateTotals(data) {
-    setTotalAfter("[data-judged]", data.total_hits);
-    setTotalAfter("[data-judged-items]", data.total_items);
+    var units = $("[data-progress-text]", page.root);
+    var unit = units ? units.dataset : {};
+    setTotalAfter("[data-judged]", data.total_hits, unit.hit && [unit.hit, unit.hits]);
+    setTotalAfter("[data-judged-items]", data.total_items, unit.item && [unit.item, unit.items]);
     setTotalAfter("[data-position]", data.total_items);
     var bar = $("[data-progress]", page.root);
     if (bar && typeof data.total_hits === "number") bar.max = Math.max(data.total_hits, 1);
+  }
+
+  // The tab's title says where the page is, like the counter: "T1 · answer – of 2 · qrelsmith".
+  function retitle(total) {
+    var head = page.root.dataset.titleHead;
+    var title = page.root.dataset.title || "";
+    if (!head || title.indexOf(head) !== 0 || typeof total !== "number") return;
+    var tail = title.slice(head.length).replace(/^ \S+ of \d+/, "");
+    page.root.dataset.title = document.title = head + " – of " + total + tail;
   }
 
   function saved(data) {

@@ -29,6 +29,7 @@ from assessment.selectors.progress.coverage import (
     SubqueryCount,
     covered,
     pool_items_of,
+    scope_key,
     with_covered_hits,
 )
 from assessment.selectors.progress.items import (
@@ -37,6 +38,7 @@ from assessment.selectors.progress.items import (
     item_statuses,
     next_unjudged_item_id,
     progress_of,
+    statuses_of_items,
 )
 from assessment.selectors.progress.official import official_item_counts
 from assessment.selectors.progress.prepared import assignment_from_ids, assignment_ids
@@ -61,6 +63,8 @@ __all__ = [
     "pool_items_of",
     "progress_of",
     "scope_emptied",
+    "scope_key",
+    "statuses_of_items",
     "units_of",
     "with_covered_hits",
 ]

@@ -30,11 +30,11 @@ def pool_items_of(assignment: Assignment) -> QuerySet[PoolItem]:
     if assignment.training_round_id is not None:
         items = items.filter(training_rounds=assignment.training_round_id)
     if assignment.scoped:
-        items = items.filter(assignment_scopes__assignment=_scope_key(assignment))
+        items = items.filter(assignment_scopes__assignment=scope_key(assignment))
     return items
 
 
-def _scope_key(assignment: Assignment) -> Any:
+def scope_key(assignment: Assignment) -> Any:
     """The id a scoped assignment's items are found by: its own; in a prepared query, the
     stand-in ``assignment_from_ids`` was given for the scope (each stand-in must be bound)."""
     return getattr(assignment, "prepared_scope", assignment.pk)

@@ -39,8 +39,10 @@ class ItemStatus:
         return "partial" if self.judged else "unjudged"
 
 
-def _status_rows(assignment: Assignment, *, detail: bool) -> QuerySet[PoolItem]:
-    """The pool items of ``item_statuses`` with their counts as annotations."""
+def _status_rows(
+    assignment: Assignment, *, detail: bool, items: QuerySet[PoolItem] | None = None
+) -> QuerySet[PoolItem]:
+    """The pool items of ``item_statuses`` (or ``items``) with their counts as annotations."""
     mine = Q(hits__judgments__assignment=assignment)
     counts: dict[str, Count | Max] = {
         "n_hits": Count("hits", distinct=True),
@@ -52,7 +54,8 @@ def _status_rows(assignment: Assignment, *, detail: bool) -> QuerySet[PoolItem]:
         counts["best"] = Max("hits__judgments__grade", filter=mine)
         if previous is not None:
             counts["n_previous"] = Count("hits__judgments", filter=previous)
-    return pool_items_of(assignment).order_by("display_order").only("pk").annotate(**counts)
+    items = pool_items_of(assignment) if items is None else items
+    return items.order_by("display_order").only("pk").annotate(**counts)
 
 
 def _plain_status_rows(**ids: Any) -> QuerySet[PoolItem]:
@@ -73,6 +76,16 @@ def item_statuses(assignment: Assignment, *, detail: bool = False) -> list[ItemS
         rows = list(_status_rows(assignment, detail=True))
     else:
         rows = prepared_rows(PoolItem, _plain_status_rows, **assignment_ids(assignment))
+    return _statuses(rows, detail=detail)
+
+
+def statuses_of_items(assignment: Assignment, items: QuerySet[PoolItem]) -> list[ItemStatus]:
+    """``item_statuses`` with detail for other ``items`` of the assignment's topic (such as
+    those taken out of its scope that it judged), positions counted among them. One query."""
+    return _statuses(list(_status_rows(assignment, detail=True, items=items)), detail=True)
+
+
+def _statuses(rows: list[Any], *, detail: bool) -> list[ItemStatus]:
     return [
         ItemStatus(
             item_id=row.pk,
