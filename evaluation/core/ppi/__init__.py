@@ -18,7 +18,7 @@ with m_d the gain the machine expects of item d (of its grade, or over its grade
 probabilities), g_d the gain of the people's grade, c_d the weight the measure gives the item
 in this run, and m'_d = m_d + gamma_h x_d + b_h the prediction of g_d: b_h the mean error
 measured in the sample of the item's (topic, stratum) cell, or of its stratum when the cell has
-too few judged items (weighted by 1/pi_d; see ``_Shifts``), so that a judge that is lenient on
+too few judged items (weighted by 1/pi_d; see ``corrections.Shifts``), so that a judge that is lenient on
 its grade-1 items is corrected on all of them, not only the sampled ones; x_d the runs' support
 of the item (``run_support``: how high and how many runs rank it) and gamma_h its slope in the
 stratum, fitted on the judged items by weighted least squares with one level per cell. The
@@ -29,6 +29,14 @@ fitted on hundreds of items; the variance leaves out its own fitting noise, as i
 normaliser's (the coverage check is what says the intervals still hold). The target is the
 measure under the full people's qrels of these pool items (a finite population), which is what
 the intervals are checked to cover.
+
+Two things are added for a small budget (``evaluator``). The variance above is a sum over the
+run's judged items, which for a run whose items few others rank may be two or three: it is
+floored by the variance the design anticipates from every item's pi_d and its stratum's spread
+of residuals. And theta is split into what is known (each judged item's own residual at its
+own weight c_d) and the remainder for the items nobody judged (weight (1 - pi_d) / pi_d): the
+point estimate shrinks that remainder toward the runs' mean (``shrinkage``), which ranks the
+runs better; the interval stays theta's.
 
 Measures that are a weighted sum of per-item gains are estimated this way: ``P_k`` (gain 1
 from the relevance level) and ``ndcg_cut_k`` / ``ndcg`` (gain the grade; trec_eval's
