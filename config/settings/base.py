@@ -192,6 +192,12 @@ RUN_UPLOAD_MAX_BYTES = int(
 # largest TREC ones a few tens of MB.
 QRELS_FILE_MAX_BYTES = int(os.environ.get("QRELS_FILE_MAX_BYTES", str(100 * 1024 * 1024)))
 
+# --- LLM judges (docs/llm-judges.md) -------------------------------------
+# How long registering a judge endpoint (and each connection of a judge run) waits for the
+# host's name to resolve: a DNS answer takes milliseconds, the system resolver's own retries
+# (5 s a try, twice, per search domain) would hold a page far longer.
+JUDGE_RESOLVE_TIMEOUT_SECONDS = float(os.environ.get("JUDGE_RESOLVE_TIMEOUT_SECONDS", "3"))
+
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
