@@ -33,6 +33,7 @@ SCRIPTS = [
     "simulate_pools.py",
     "priority_judging.py",
     "agreement.py",
+    "organizer_dashboard.py",
     "run_judge.py",
     "campaign.py",
 ]

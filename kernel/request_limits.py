@@ -7,6 +7,12 @@ that bounds its bodies (``body_limit``), and ``BodyLimitMiddleware``, before the
 answers 413 naming the limit when the request's declared length passes it, without reading a
 byte of the body. A body with no declared length reaches a WSGI application empty (Django reads
 ``CONTENT_LENGTH`` bytes), so the declared length is the whole story there.
+
+Every other view is bounded by ``REQUEST_MAX_BYTES``: Django parses any multipart body a view
+(or the CSRF check) reads, streaming its files to disk whether the view wants them or not,
+and DRF reads a JSON body from the stream past ``DATA_UPLOAD_MAX_MEMORY_SIZE``. The views that
+take files (runs, RAG runs, and the organizers' qrels, planner prior, training and
+machine-judge uploads) each name their own, larger setting.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from django.shortcuts import render
 __all__ = ["BodyLimitMiddleware", "body_limit", "body_limit_refusal"]
 
 ATTRIBUTE = "body_limit_setting"
+DEFAULT_SETTING = "REQUEST_MAX_BYTES"  # a view that names none takes no file
 View = TypeVar("View", bound=Callable[..., Any])
 
 
@@ -68,12 +75,13 @@ class BodyLimitMiddleware:
     ) -> HttpResponse | None:
         # A class view: Django's as_view() names the class view_class, DRF's viewsets cls.
         view_class = getattr(view, "view_class", None) or getattr(view, "cls", None)
-        setting = getattr(view, ATTRIBUTE, None) or getattr(view_class, ATTRIBUTE, None)
-        if setting is None or (refusal := body_limit_refusal(request, setting)) is None:
+        named = getattr(view, ATTRIBUTE, None) or getattr(view_class, ATTRIBUTE, None)
+        setting = named or DEFAULT_SETTING
+        if (refusal := body_limit_refusal(request, setting)) is None:
             return None
         # REST, and a page's own script (static/js/upload.js asks for JSON), read the detail.
         if request.path.startswith("/api/") or "application/json" in request.headers.get(
             "Accept", ""
         ):
             return JsonResponse({"detail": refusal}, status=413)
-        return render(request, "413.html", {"refusal": refusal}, status=413)
+        return render(request, "413.html", {"refusal": refusal, "setting": setting}, status=413)

@@ -93,6 +93,7 @@ def _row(task: RetrievalTask, judge_id: int) -> MachineJudgeRow:
 class MachineJudgesView(APIView):
     permission_classes = [IsOrganizer]
     parser_classes = [MultiPartParser, FormParser]
+    body_limit_setting = "MACHINE_JUDGE_UPLOAD_MAX_BYTES"  # kernel.request_limits: 413 unread
 
     @extend_schema(
         responses=OpenApiTypes.OBJECT,

@@ -38,6 +38,10 @@ FORMATS = ("auto", "qrels", "jsonl")
 TOPIC_FIELDS = ("topic", "qid", "query_id")
 ID_FIELDS = ("docno", "doc_id", "item", "post_id")
 MAX_PROBLEMS = 50
+# A JSONL line holds a rationale of at most ``max_rationale`` characters (each at most 6 when
+# escaped as \uXXXX) and a few short fields. A longer line is refused by its number before it
+# is decoded: a file that is one huge line would otherwise be parsed whole into memory.
+LINE_OVERHEAD_CHARS = 4096
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -202,6 +206,22 @@ def _jsonl_grade(line: str, number: int, top: int, max_rationale: int) -> tuple[
     return id_field, JudgeGrade(topic, item, grade, rationale, number)
 
 
+def _jsonl_line_limit(max_rationale: int) -> int:
+    return 6 * max_rationale + LINE_OVERHEAD_CHARS
+
+
+def _jsonl_grade_bounded(
+    line: str, number: int, top: int, max_rationale: int
+) -> tuple[str, JudgeGrade]:
+    limit = _jsonl_line_limit(max_rationale)
+    if len(line) > limit:
+        message = (
+            f"line longer than {limit:,} characters (a rationale has at most {max_rationale:,})"
+        )
+        raise _Bad(GradeProblem(number, "json", message))
+    return _jsonl_grade(line, number, top, max_rationale)
+
+
 def _from_jsonl(text: str, file_name: str, top: int, max_rationale: int) -> list[JudgeGrade]:
     grades: list[JudgeGrade] = []
     problems: list[GradeProblem] = []
@@ -210,7 +230,7 @@ def _from_jsonl(text: str, file_name: str, top: int, max_rationale: int) -> list
         if not line.strip():
             continue
         try:
-            id_field, grade = _jsonl_grade(line, number, top, max_rationale)
+            id_field, grade = _jsonl_grade_bounded(line, number, top, max_rationale)
         except _Bad as bad:
             problems.append(bad.problem)
         else:

@@ -108,7 +108,7 @@ def _assignments(
             "scoped",
         )
     )
-    # A scoped assignment covers only its scope (one query, when there is one): its topic's
+    # A scoped assignment covers only its scope (three queries, when there is one): its topic's
     # figures and its assessor's load count the scope, not the whole topic.
     outside: dict[int, OutsideScope] = {}
     if any(scoped and revoked_at is None for *_, revoked_at, _line, scoped in rows):
@@ -282,8 +282,9 @@ def _cumulative(per_hour: dict[datetime, int]) -> list[tuple[str, int]]:
 
 
 def task_dashboard(*, task: RetrievalTask) -> TaskDashboard:
-    """Everything the task page of the dashboard shows: ten queries at any size, three of
-    them scans of the task's judgments by assignment id (no joins)."""
+    """Everything the task page of the dashboard shows: ten queries at any size (three more
+    with a scoped assignment), three of them scans of the task's judgments by assignment id
+    (no joins)."""
     runs = dict(
         Run.objects.filter(task=task, status=Run.Status.ACCEPTED)
         .values("role")

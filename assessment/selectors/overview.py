@@ -68,7 +68,8 @@ class TaskSummary:
 
 
 def campaign_overview() -> list[tuple[Campaign, list[TaskSummary]]]:
-    """Every campaign with a line per task: eight grouped queries whatever the size."""
+    """Every campaign with a line per task: eight grouped queries whatever the size (two more
+    with a scoped assignment)."""
     tasks = list(RetrievalTask.objects.select_related("campaign").order_by("campaign_id", "id"))
     summaries = {t.pk: TaskSummary(t) for t in tasks}
 

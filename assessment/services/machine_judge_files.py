@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from django.conf import settings
+
 from assessment.core.judge_grades import (
     GradeProblem,
     JudgeGrade,
@@ -24,8 +26,6 @@ from assessment.selectors.guidelines import guidelines_current
 from assessment.services.judging import HitVerdict
 from collection.models import RetrievalTask
 
-# A judge file of 100 topics x 5,000 items with a paragraph of rationale each fits easily.
-MACHINE_FILE_MAX_BYTES = 512 * 1024 * 1024
 NAME_MAX_CHARS = MachineJudge._meta.get_field("name").max_length or 100
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -38,21 +38,27 @@ class MachineJudgeError(Exception):
         super().__init__("; ".join(self.problems))
 
 
+def _max_bytes() -> int:
+    return int(settings.MACHINE_JUDGE_FILE_MAX_BYTES)
+
+
 def machine_file_read(source: str | Path | IO[bytes]) -> tuple[str, bytes]:
-    """(file name, bytes) of a path or an uploaded file, refused past the size bound."""
+    """(file name, bytes) of a path or an uploaded file, refused past the size bound
+    (``MACHINE_JUDGE_FILE_MAX_BYTES``; a gzip file counts decompressed when it is decoded)."""
+    limit = _max_bytes()
     if isinstance(source, (str, Path)):
         path = Path(source)
         try:
             with path.open("rb") as stream:
-                data = stream.read(MACHINE_FILE_MAX_BYTES + 1)
+                data = stream.read(limit + 1)
         except OSError as error:
             raise MachineJudgeError([f"{path.name}: cannot read it ({error.strerror})"]) from error
         name = path.name
     else:
         name = Path(str(getattr(source, "name", "") or "upload")).name
-        data = source.read(MACHINE_FILE_MAX_BYTES + 1)
-    if len(data) > MACHINE_FILE_MAX_BYTES:
-        raise MachineJudgeError([f"{name}: larger than {MACHINE_FILE_MAX_BYTES:,} bytes"])
+        data = source.read(limit + 1)
+    if len(data) > limit:
+        raise MachineJudgeError([f"{name}: larger than {limit:,} bytes"])
     return name, data
 
 
@@ -86,7 +92,7 @@ def machine_grades_parse(task: RetrievalTask, file_name: str, data: bytes, file_
     """(format, grades, scale, guidelines version id) of a file checked against the task."""
     current = guidelines_current(task=task)
     try:
-        text = judge_grades_decode(data, file_name=file_name, max_bytes=MACHINE_FILE_MAX_BYTES)
+        text = judge_grades_decode(data, file_name=file_name, max_bytes=_max_bytes())
         chosen, grades = judge_grades_parse(
             text,
             file_name=file_name,

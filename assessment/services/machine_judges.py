@@ -32,7 +32,6 @@ from assessment.models import Assignment, Judgment, MachineJudge, TrainingRound
 from assessment.selectors.machine_judges import PoolHitRef, machine_label, pool_hits_by_id
 from assessment.services.judging import HitVerdict, machine_judgments_store
 from assessment.services.machine_judge_files import (
-    MACHINE_FILE_MAX_BYTES,
     MachineJudgeError,
     machine_file_read,
     machine_grades_parse,
@@ -42,7 +41,6 @@ from collection.models import RetrievalTask, Topic
 from pooling.locks import topic_pools_lock
 
 __all__ = [
-    "MACHINE_FILE_MAX_BYTES",
     "MachineImport",
     "MachineJudgeError",
     "machine_judge_counts_in_qrels",

@@ -29,6 +29,7 @@ from collection.access import task_for
 from collection.models import RetrievalTask
 from kernel.access import organizer_required
 from kernel.params import parse_choice
+from kernel.request_limits import body_limit
 
 __all__ = ["MachineJudgeImportForm", "machine_judge_action", "machine_judges_page"]
 
@@ -53,6 +54,7 @@ def _context(task: RetrievalTask, form: MachineJudgeImportForm) -> dict[str, Any
     }
 
 
+@body_limit("MACHINE_JUDGE_UPLOAD_MAX_BYTES")
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def machine_judges_page(request: HttpRequest, task_id: int) -> HttpResponse:

@@ -44,6 +44,7 @@ from collection.core.formats.trec_topics import TOPIC_FORMATS
 from collection.models import RetrievalTask, Topic
 from kernel.access import organizer_required
 from kernel.params import page_filter, parse_choice
+from kernel.request_limits import body_limit
 
 
 def _organizer(request: HttpRequest) -> User:
@@ -167,6 +168,7 @@ def _assignments_context(task: RetrievalTask) -> dict[str, Any]:
     }
 
 
+@body_limit("QRELS_UPLOAD_MAX_BYTES")
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def training(request: HttpRequest, task_id: int) -> HttpResponse:

@@ -27,6 +27,7 @@ from assessment.views.organize_forms import TrainingArchiveForm
 from collection.access import task_for
 from collection.core.formats.errors import ImportFileError
 from kernel.access import organizer_required
+from kernel.request_limits import body_limit
 
 __all__ = ["training_archive_round"]
 
@@ -49,6 +50,7 @@ def _read_topics(upload: UploadedFile, kind: str, file_format: str) -> list:  # 
         return archive_topics_read(path, kind=kind, file_format=file_format or "auto")  # type: ignore[arg-type]
 
 
+@body_limit("TRAINING_ARCHIVE_UPLOAD_MAX_BYTES")
 @organizer_required
 @require_POST
 def training_archive_round(request: HttpRequest, task_id: int) -> HttpResponse:

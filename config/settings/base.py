@@ -191,6 +191,38 @@ RUN_UPLOAD_MAX_BYTES = int(
 # A qrels file uploaded on the results pages is parsed whole: ARQMath's are about 1 MB, the
 # largest TREC ones a few tens of MB.
 QRELS_FILE_MAX_BYTES = int(os.environ.get("QRELS_FILE_MAX_BYTES", str(100 * 1024 * 1024)))
+# Any other request's body (a form or JSON, never a file: the views that take files name their
+# own limit below), refused with a 413 before it is read (kernel/request_limits.py).
+REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", str(DATA_UPLOAD_MAX_MEMORY_SIZE)))
+# The organizers' uploads are bounded as run uploads are (413 before a byte is read,
+# kernel/request_limits.py): each request by the largest file(s) it carries plus 1 MiB for the
+# rest of its form. A qrels file: the qrels page's import, the pool planner's prior judgments
+# (page and REST; the planner takes 50 MB of them), a training round's gold qrels.
+QRELS_UPLOAD_MAX_BYTES = int(
+    os.environ.get("QRELS_UPLOAD_MAX_BYTES", str(QRELS_FILE_MAX_BYTES + 1024 * 1024))
+)
+# A training round on earlier years' topics: their topic file and their qrels, each at most
+# QRELS_FILE_MAX_BYTES (a year's topic file is well under 1 MB).
+TRAINING_ARCHIVE_UPLOAD_MAX_BYTES = int(
+    os.environ.get("TRAINING_ARCHIVE_UPLOAD_MAX_BYTES", str(2 * QRELS_FILE_MAX_BYTES + 1024 * 1024))
+)
+# A machine judge's grades file (qrels or JSONL, optionally gzip), counted decompressed: 100
+# topics x 5,000 items with a paragraph of rationale each fits easily. Its upload (page and
+# REST) is the file as sent plus the form.
+MACHINE_JUDGE_FILE_MAX_BYTES = int(
+    os.environ.get("MACHINE_JUDGE_FILE_MAX_BYTES", str(512 * 1024 * 1024))
+)
+MACHINE_JUDGE_UPLOAD_MAX_BYTES = int(
+    os.environ.get(
+        "MACHINE_JUDGE_UPLOAD_MAX_BYTES", str(MACHINE_JUDGE_FILE_MAX_BYTES + 1024 * 1024)
+    )
+)
+
+# --- LLM judges (docs/llm-judges.md) -------------------------------------
+# How long registering a judge endpoint (and each connection of a judge run) waits for the
+# host's name to resolve: a DNS answer takes milliseconds, the system resolver's own retries
+# (5 s a try, twice, per search domain) would hold a page far longer.
+JUDGE_RESOLVE_TIMEOUT_SECONDS = float(os.environ.get("JUDGE_RESOLVE_TIMEOUT_SECONDS", "3"))
 
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {

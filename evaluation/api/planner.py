@@ -215,6 +215,7 @@ class PoolPlanListView(APIView):
 
     permission_classes = [IsOrganizer]
     parser_classes = [MultiPartParser, FormParser, JSONParser]
+    body_limit_setting = "QRELS_UPLOAD_MAX_BYTES"  # kernel.request_limits: 413 before reading
 
     @extend_schema(responses={200: PlanSerializer(many=True)})
     def get(self, request: Request, task_id: int) -> Response:

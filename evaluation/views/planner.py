@@ -34,6 +34,7 @@ from evaluation.services.planner import (
 )
 from kernel.access import organizer_required
 from kernel.queue import QueueUnavailable
+from kernel.request_limits import body_limit
 from pooling.core.algorithms.strategies import DEFAULT_STRATEGIES, StrategyError, parse_strategy
 
 
@@ -108,6 +109,7 @@ def _grades(form: PlanForm, task: RetrievalTask) -> tuple[dict[str, dict[str, in
     return grades, name
 
 
+@body_limit("QRELS_UPLOAD_MAX_BYTES")
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def planner_page(request: HttpRequest, task_id: int) -> HttpResponse:

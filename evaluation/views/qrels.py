@@ -45,6 +45,7 @@ from kernel.access import organizer_required
 from kernel.core.qrels import QRELS_FILE_HELP
 from kernel.params import parse_id
 from kernel.queue import QueueUnavailable
+from kernel.request_limits import body_limit
 
 
 class QrelsExportForm(forms.Form):
@@ -100,6 +101,7 @@ class QrelsImportForm(forms.Form):
     label = forms.CharField(max_length=100, required=False, initial="official")
 
 
+@body_limit("QRELS_UPLOAD_MAX_BYTES")
 @organizer_required
 @require_http_methods(["GET", "POST"])
 def qrels_page(request: HttpRequest, task_id: int) -> HttpResponse:

@@ -33,7 +33,8 @@ class EndpointError(Exception):
 
 def endpoint_add(*, fields: EndpointFields, created_by: Any = None) -> JudgeEndpoint:
     """Register an endpoint; every problem of ``fields`` is reported, nothing stored then. A
-    base URL whose host resolves to a refused address (``judges.core.endpoints``) is one."""
+    base URL whose host resolves to a refused address (``judges.core.endpoints``) is one, and
+    so is a host whose name gets no answer within ``JUDGE_RESOLVE_TIMEOUT_SECONDS``."""
     fields = EndpointFields(
         **{
             **fields.__dict__,
@@ -49,7 +50,7 @@ def endpoint_add(*, fields: EndpointFields, created_by: Any = None) -> JudgeEndp
         parts = urlsplit(fields.base_url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
         if (refusal := host_refusal(parts.hostname or "", port)) is not None:
-            problems.append(f"base URL: {refusal}; a judge endpoint may not be there")
+            problems.append(f"base URL: {refusal}")
     if problems:
         raise EndpointError(problems)
     try:

@@ -24,6 +24,10 @@ from pathlib import Path
 from kernel.core.grades import GRADE_DONT_KNOW
 
 MAX_PROBLEMS = 50
+# A qrels line is four short fields (the longest ids, URLs, stay under 2,048 characters). A
+# longer line is refused by its number alone: a file that is one huge "line" (an upload may be
+# 100 MB) is neither split into fields nor quoted back in the error.
+MAX_LINE_CHARS = 4096
 # What qrels_parse accepts, in the words of every form and command that takes a qrels file.
 QRELS_FILE_HELP = (
     "four columns a line: topic, iteration (usually 0), id, integer grade, "
@@ -69,6 +73,11 @@ def qrels_parse(
     seen: set[tuple[str, str]] = set()
     text = text.removeprefix("\ufeff")  # a byte order mark is not part of the first topic
     for number, line in enumerate(text.splitlines(), start=1):
+        if len(line) > MAX_LINE_CHARS:
+            problems.append((number, f"longer than {MAX_LINE_CHARS:,} characters"))
+            if len(problems) >= MAX_PROBLEMS:
+                break
+            continue
         fields = line.split()
         if not fields or (trec_eval and fields[0].startswith("#")):
             continue

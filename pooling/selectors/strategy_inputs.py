@@ -55,10 +55,11 @@ def run_names(run_ids: Sequence[int]) -> dict[int, str]:
 
 
 # The column naming a run row's item, per kind of task a strategy may pool (answer tasks:
-# the post id, as text, as their pool items' keys are).
-_ITEM_COLUMN = {"document": "docno", "answer": "CAST(post_id AS TEXT)"}
-_ITEM_FILTER = {"document": "docno <> ''", "answer": "post_id IS NOT NULL"}
-STRATEGY_KINDS = tuple(_ITEM_COLUMN)
+# the post id, as text, as their pool items' keys are), and the rows that have one. Public:
+# topic_rankings reads one topic's rows with the same two, so both read the same items.
+ITEM_COLUMN = {"document": "docno", "answer": "CAST(post_id AS TEXT)"}
+ITEM_FILTER = {"document": "docno <> ''", "answer": "post_id IS NOT NULL"}
+STRATEGY_KINDS = tuple(ITEM_COLUMN)
 
 
 # Each run's first ``depth`` distinct items in trec_eval's order (score descending, then the
@@ -96,17 +97,17 @@ def strategy_runs(
     params: list[int] = [*run_ids, *numbers]
     if depth is not None and connection.vendor == "postgresql":
         sql = _PREFIX_SQL.format(
-            column=_ITEM_COLUMN[kind],
+            column=ITEM_COLUMN[kind],
             table=_RUNROW,
             runs=runs_in,
             topics=topics_in,
-            filter=_ITEM_FILTER[kind],
+            filter=ITEM_FILTER[kind],
         )
         params.append(depth)
     else:
         sql = (
-            f"SELECT run_id, topic_id, score, {_ITEM_COLUMN[kind]} FROM {_RUNROW} "  # noqa: S608
-            f"WHERE run_id IN ({runs_in}) AND topic_id IN ({topics_in}) AND {_ITEM_FILTER[kind]}"
+            f"SELECT run_id, topic_id, score, {ITEM_COLUMN[kind]} FROM {_RUNROW} "  # noqa: S608
+            f"WHERE run_id IN ({runs_in}) AND topic_id IN ({topics_in}) AND {ITEM_FILTER[kind]}"
         )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -176,10 +177,10 @@ def topics_with_unpooled(run_ids: Sequence[int], kind: str, topic_ids: Sequence[
     sql = _UNPOOLED_SQL.format(
         topics_table=Topic._meta.db_table,
         topics=", ".join(["%s"] * len(topic_ids)),
-        column=_ITEM_COLUMN[kind],
+        column=ITEM_COLUMN[kind],
         table=_RUNROW,
         runs=", ".join(["%s"] * len(run_ids)),
-        filter=_ITEM_FILTER[kind],
+        filter=ITEM_FILTER[kind],
         items=PoolItem._meta.db_table,
     )
     with connection.cursor() as cursor:

@@ -26,7 +26,7 @@ from django.db import connection
 from pooling.core.algorithms.strategies.priority import ranked_docnos
 from pooling.models import RunRow
 from pooling.selectors.pool_inputs import PooledRuns
-from pooling.selectors.strategy_inputs import _ITEM_COLUMN, _ITEM_FILTER, StrategyRuns, run_names
+from pooling.selectors.strategy_inputs import ITEM_COLUMN, ITEM_FILTER, StrategyRuns, run_names
 
 __all__ = ["KEPT_DOCNOS", "topic_rankings", "topic_rankings_forget"]
 
@@ -46,8 +46,8 @@ def _read(run_ids: Sequence[int], topic_id: int, kind: str) -> dict[int, list[st
     them (one query; runs without rows for the topic are left out)."""
     runs_in = ", ".join(["%s"] * len(run_ids))
     sql = (
-        f"SELECT run_id, score, {_ITEM_COLUMN[kind]} FROM {RunRow._meta.db_table} "  # noqa: S608
-        f"WHERE run_id IN ({runs_in}) AND topic_id = %s AND {_ITEM_FILTER[kind]}"
+        f"SELECT run_id, score, {ITEM_COLUMN[kind]} FROM {RunRow._meta.db_table} "  # noqa: S608
+        f"WHERE run_id IN ({runs_in}) AND topic_id = %s AND {ITEM_FILTER[kind]}"
     )
     rows: dict[int, list[tuple[float, str]]] = defaultdict(list)
     shared: dict[str, str] = {}  # one string per docno, however many runs retrieved it

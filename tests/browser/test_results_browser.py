@@ -52,3 +52,30 @@ def test_organizer_exports_qrels_and_downloads_them_when_using_the_qrels_page(
     with page.expect_download() as download:
         page.click("text=Download")
     assert download.value.path().read_text() == version.content
+
+
+def test_a_qrels_file_past_the_upload_limit_gets_the_413_page_naming_it_when_imported(
+    page, login, screenshot, tmp_path, settings
+) -> None:  # type: ignore[no-untyped-def]
+    """A plain form past its limit: the server refuses it unread with a page that names the
+    limit and its setting, and links back to the form; nothing is stored."""
+    data = judged_answer_task()
+    UserFactory.create(username="organizer", is_staff=True)
+    settings.QRELS_UPLOAD_MAX_BYTES = 1_000
+    big = tmp_path / "qrels.tsv"
+    big.write_text("".join(f"A.1\t0\t{doc}\t1\n" for doc in range(1, 300)))
+    login("organizer")
+    page.goto(f"/results/{data.task.pk}/qrels/")
+    page.click("text=Or import a qrels file")
+    page.set_input_files("input[name=file]", str(big))
+    page.click("text=Import and freeze")
+    page.wait_for_load_state("networkidle")
+    said = page.inner_text("main")
+    assert "This upload is too large" in said
+    assert "over the limit of 1,000 bytes a request (QRELS_UPLOAD_MAX_BYTES)" in said
+    assert "Check that this is the file you meant to send" in said
+    assert "RUN_FILE_MAX_BYTES" not in said
+    screenshot("qrels-upload-too-large")
+    page.click("text=Back to the form")
+    assert page.url.endswith(f"/results/{data.task.pk}/qrels/")
+    assert not QrelsVersion.objects.exists()

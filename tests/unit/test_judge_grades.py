@@ -142,3 +142,15 @@ def test_decode_names_the_line_when_a_byte_is_not_utf8() -> None:
 def test_decode_refuses_a_file_when_it_is_larger_than_the_bound() -> None:
     with pytest.raises(JudgeGradesError, match="larger than 10 bytes"):
         judge_grades_decode(gzip.compress(b"A.1 0 d 2\n" * 5), file_name="j.gz", max_bytes=10)
+
+
+def test_a_jsonl_line_past_the_limit_is_refused_by_number_before_it_is_decoded() -> None:
+    # max_rationale=20: a line holds at most 6 x 20 characters of rationale and 4,096 more.
+    huge = json.dumps({"topic": "A.1", "docno": "d2", "grade": 1, "rationale": "x" * 1_000_000})
+    text = '{"topic": "A.1", "docno": "d1", "grade": 1}\n' + huge + "\n"
+    assert problems(text, "jsonl") == [
+        "judge.txt line 2, json: line longer than 4,216 characters (a rationale has at most 20)"
+    ]
+    fits = json.dumps({"topic": "A.1", "docno": "d2", "grade": 1, "rationale": "\u00e9" * 20})
+    assert len(fits) < 4216
+    assert len(parse(text.replace(huge, fits), "jsonl")[1]) == 2

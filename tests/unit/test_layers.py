@@ -37,3 +37,26 @@ def test_an_app_imports_only_the_apps_below_it_when_any(app: str) -> None:
 def test_the_kernel_imports_no_app_when_loaded() -> None:
     for path in (REPO / "kernel").rglob("*.py"):
         assert _imported_apps(path) <= {"kernel", "config"}, path
+
+
+def _private_names_imported(path: Path) -> list[str]:
+    """``module.name`` for each ``_name`` imported from another module of the project."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return [
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+        if node.module.partition(".")[0] in ORDER
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_a_pooling_selector_imports_no_private_name_when_it_shares_a_query_part() -> None:
+    # A query part two selectors share is public in its one home, not borrowed privately.
+    wrong = {
+        str(path.relative_to(REPO)): names
+        for path in sorted((REPO / "pooling" / "selectors").rglob("*.py"))
+        if (names := _private_names_imported(path))
+    }
+    assert not wrong, wrong

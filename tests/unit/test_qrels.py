@@ -15,6 +15,7 @@ from evaluation.core.qrels import (
     qrels_parse,
     qrels_sorted,
 )
+from kernel.core.qrels import MAX_LINE_CHARS
 
 
 def test_parse_reads_tabs_spaces_and_crlf_when_mixed() -> None:
@@ -187,3 +188,19 @@ def test_min_relevant_counts_grade_at_least_the_task_level_when_level_is_1() -> 
     assert build.dropped[0].reason == "1 relevant (≥ 1) item, fewer than 2"
     assert policy.as_dict()["relevant_from"] == 1
     assert "relevant_from" not in QrelsPolicy(min_relevant=2).as_dict()  # ARQMath's, unchanged
+
+
+def test_a_line_past_the_limit_is_refused_by_number_without_being_quoted_when_huge() -> None:
+    # One 10 MB "line" (a file with no line ends): refused as a line, not split or echoed.
+    huge = "A.1 0 10 " + "9" * 10_000_000
+    with pytest.raises(QrelsFormatError) as caught:
+        qrels_parse(f"A.1 0 11 1\n{huge}\nA.1 0 12 H\n")
+    assert caught.value.problems == [
+        (2, f"longer than {MAX_LINE_CHARS:,} characters"),
+        (3, "grade 'H' is not an integer"),
+    ]
+    assert len(str(caught.value)) < 200
+    # A line at the limit is read as any other.
+    at_limit = "A.1 0 " + "d" * (MAX_LINE_CHARS - 8) + " 1"
+    assert len(at_limit) == MAX_LINE_CHARS
+    assert qrels_parse(at_limit)[0].grade == 1
