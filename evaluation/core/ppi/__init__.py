@@ -14,21 +14,21 @@ Wretman 1992, §3.5, with the stratum corrections below as their §6.6 regressio
     theta = sum_d c_d m'_d + sum_{d in S} c_d (g_d - m'_d) / pi_d
     var   = sum_{d in S} (1 - pi_d) (c_d (g_d - m'_d) / pi_d)^2
 
-with m_d the gain the machine expects of item d (of its grade, or over its grade
-probabilities), g_d the gain of the people's grade, c_d the weight the measure gives the item
-in this run, and m'_d = m_d + gamma_h x_d + b_h the prediction of g_d: b_h the mean error
-measured in the sample of the item's (topic, stratum) cell, or of its stratum when the cell has
-too few judged items (weighted by 1/pi_d; see ``corrections.Shifts``), so that a judge that is lenient on
-its grade-1 items is corrected on all of them, not only the sampled ones; x_d the runs' support
-of the item (``run_support``: how high and how many runs rank it) and gamma_h its slope in the
-stratum, fitted on the judged items by weighted least squares with one level per cell. The
-runs' consensus predicts relevance where the machine is wrong (a grade-0 item every run ranks
-first is often relevant), so the residuals g_d - m'_d are smaller and so is the variance: on
-TREC-COVID round 1 the intervals narrow by about 12%. The slope is one coefficient per stratum
-fitted on hundreds of items; the variance leaves out its own fitting noise, as it does the
-normaliser's (the coverage check is what says the intervals still hold). The target is the
-measure under the full people's qrels of these pool items (a finite population), which is what
-the intervals are checked to cover.
+with m_d the gain the machine expects of item d (of its grade, or over its grade probabilities),
+g_d the gain of the people's grade, c_d the weight the measure gives the item in this run, and
+m'_d = m_d + gamma_h x_d + b_h the prediction of g_d: b_h the mean error measured in the sample
+of the item's (topic, stratum) cell, or of its stratum when the cell has too few judged items
+(weighted by 1/pi_d; see ``corrections.Shifts``), so that a judge that is lenient on its grade-1
+items is corrected on all of them, not only the sampled ones; x_d the runs' support of the item
+(``run_support``: how high and how many runs rank it) and gamma_h its slope in the stratum,
+fitted on the judged items by weighted least squares with one level per cell. The runs'
+consensus predicts relevance where the machine is wrong (a grade-0 item every run ranks first is
+often relevant), so the residuals g_d - m'_d are smaller and so is the variance: on TREC-COVID
+round 1 the intervals narrow by about 12%. The slope is one coefficient per stratum fitted on
+hundreds of items; the variance leaves out its own fitting noise, as it does the normaliser's
+(the coverage check is what says the intervals still hold). The target is the measure under the
+full people's qrels of these pool items (a finite population), which is what the intervals are
+checked to cover.
 
 Two things are added for a small budget (``evaluator``). The variance above is a sum over the
 run's judged items, which for a run whose items few others rank may be two or three: it is
