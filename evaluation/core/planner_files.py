@@ -106,10 +106,6 @@ def planner_input_read(
     )
 
 
-# A prior file the organizer uploads on the planner page is read whole in memory: bounded.
-MAX_PRIOR_BYTES = 50 * 1024 * 1024
-
-
 def prior_grades(
     text: str, *, relevance_only: bool, name: str = "the file"
 ) -> dict[str, dict[str, int]]:

@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from collection.models import RetrievalTask
 from evaluation.core.official import official_measure_names, official_measures_check
-from evaluation.core.planner_files import MAX_PRIOR_BYTES, PlannerFileError, prior_grades
+from evaluation.core.planner_files import PlannerFileError, prior_grades
 from evaluation.core.pool_planner import Planner, PlannerInput, condensed
 from evaluation.core.qrels import qrels_from_judgments, qrels_grades
 from evaluation.core.trec_measures import parse_measures
@@ -84,13 +85,14 @@ def prior_from_upload(
         return judgments_so_far(task)
     if upload is None:
         raise PlannerFileError("choose the file of prior judgments")
-    if size > MAX_PRIOR_BYTES:
+    # A prior is a qrels file: the qrels import's bound, which its request cap follows too.
+    limit = settings.QRELS_FILE_MAX_BYTES
+    if size > limit:
         raise PlannerFileError(
-            f"{name}: {size:,} bytes, larger than the {MAX_PRIOR_BYTES // 2**20} MB a prior "
-            "file may have"
+            f"{name}: {size:,} bytes, larger than the {limit // 2**20} MB a prior file may have"
         )
     try:
-        text = upload.read(MAX_PRIOR_BYTES + 1).decode("utf-8")
+        text = upload.read(limit + 1).decode("utf-8")
     except UnicodeDecodeError:
         raise PlannerFileError(f"{name}: not UTF-8 text") from None
     relevance_only = source == PoolPlanJob.Source.RELEVANT

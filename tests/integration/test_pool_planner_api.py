@@ -20,7 +20,6 @@ from django.test import Client
 from django.urls import reverse
 
 from config.celery import app as celery_app
-from evaluation.core.planner_files import MAX_PRIOR_BYTES
 from evaluation.models import PoolPlanJob
 from pooling.models import Run
 from tests.factories.collection import RetrievalTaskFactory, UserFactory
@@ -207,15 +206,17 @@ def test_bad_input_is_refused_naming_its_field_when_a_plan_is_started(
     assert not PoolPlanJob.objects.exists()
 
 
-def test_huge_prior_file_is_refused_before_it_is_read_when_past_the_bound(db) -> None:
+def test_huge_prior_file_is_refused_before_it_is_read_when_past_the_bound(db, settings) -> None:
+    # The qrels import's bound (a prior is a qrels file), lowered so the test sends 3 MB.
+    settings.QRELS_FILE_MAX_BYTES = 2 * 2**20
     task = document_task("Plan-Huge", FILES)
     line = b"1 0 prio-0001 1\n"
-    huge = SimpleUploadedFile("huge.qrels", line * (MAX_PRIOR_BYTES // len(line) + 1))
+    huge = SimpleUploadedFile("huge.qrels", line * (settings.QRELS_FILE_MAX_BYTES // len(line) + 1))
     began = time.monotonic()
     response = start(organizer(), task.pk, prior=huge)
     assert response.status_code == 400
     [error] = response.json()["prior"]
-    assert error.startswith(f"huge.qrels: {huge.size:,} bytes, larger than the 50 MB")
+    assert error.startswith(f"huge.qrels: {huge.size:,} bytes, larger than the 2 MB")
     assert not PoolPlanJob.objects.exists()
     assert time.monotonic() - began < 60
 
