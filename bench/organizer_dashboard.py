@@ -25,12 +25,11 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.pooling import _admin, _scratch_database  # noqa: E402
+from bench.scratch import scratch_django  # noqa: E402
 
 ASSESSORS = 4
 
@@ -182,25 +181,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.small:
         args.topics, args.items, args.judged, args.repeat = 10, 50, 5, 5
-    url = _scratch_database().replace("_poolbench", "_dashbench")
-    name = urlsplit(url).path.lstrip("/")
-    _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
-    _admin(url, f'CREATE DATABASE "{name}"')
-    os.environ.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="config.settings.dev")
-    os.environ.pop("REDIS_URL", None)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connections
-
-    try:
-        call_command("migrate", verbosity=0)
+    with scratch_django("dashbench", keep=args.keep):
         run_benchmark(args)
-    finally:
-        connections.close_all()
-        if not args.keep:
-            _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
 
 
 if __name__ == "__main__":

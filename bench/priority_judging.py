@@ -30,14 +30,14 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.pooling import _admin, _scratch_database, report  # noqa: E402
+from bench.pooling import report  # noqa: E402
 from bench.pooling_data import rankings  # noqa: E402
 from bench.pooling_documents import setup_task, store_runs  # noqa: E402
+from bench.scratch import scratch_django  # noqa: E402
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -151,24 +151,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.small:
         args.topics, args.runs, args.rows, args.judge = 5, 10, 200, 5
-    url = _scratch_database().replace("_poolbench", "_prioritybench")
-    name = urlsplit(url).path.lstrip("/")
-    _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
-    _admin(url, f'CREATE DATABASE "{name}"')
-    os.environ.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="config.settings.dev")
-    os.environ.pop("REDIS_URL", None)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connections
-
-    try:
-        call_command("migrate", verbosity=0)
+    with scratch_django("prioritybench"):
         run_benchmark(args)
-    finally:
-        connections.close_all()
-        _admin(url, f'DROP DATABASE IF EXISTS "{name}"')
 
 
 if __name__ == "__main__":
