@@ -17,7 +17,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from assessment.models import Assignment
-from assessment.selectors.priority import task_judging, topic_judgments_in_order
+from assessment.selectors.priority import grows_pool, task_judging, topic_judgments_in_order
 from assessment.selectors.progress import item_statuses
 from collection.models import Topic
 from pooling.locks import topic_pools_lock
@@ -27,7 +27,8 @@ from pooling.services.priority_items import pool_next_item_add
 
 def priority_next_item(*, assignment: Assignment) -> int | None:
     """The item the assignment judges next in its topic's priority order (added to the pool
-    if need be); None when the budget is spent or the runs hold nothing more."""
+    if need be); None when the budget is spent, the runs hold nothing more, or the
+    assignment covers only chosen items (a scope, a training round) and has judged them."""
     topic = assignment.topic
     before, _build = topic_strategy(topic.pk)
     locked = [topic.pk]
@@ -41,7 +42,7 @@ def priority_next_item(*, assignment: Assignment) -> int | None:
         if pending is not None:
             return pending
         spec, build = topic_strategy(topic.pk)
-        if spec is None or not spec.adaptive or assignment.training_round_id is not None:
+        if spec is None or not spec.adaptive or not grows_pool(assignment):
             return None
         judged = topic_judgments_in_order(topic.pk, topic.task.relevance_level)
         item = pool_next_item_add(
