@@ -47,8 +47,12 @@ def grows_on_demand(assignment: Assignment) -> bool:
         return False
     # The strategy finds no next item exactly when every item the runs retrieved is pooled
     # (each pooled one judged in this line already, or it would be continued first).
-    run_ids = [s.run_id for s in pooled_runs(topic.task).specs]
-    return topic.pk in topics_with_unpooled(run_ids, topic.task.kind, [topic.pk])
+    task = topic.task
+    run_ids = [s.run_id for s in pooled_runs(task).specs]
+    unpooled = topics_with_unpooled(
+        run_ids, [topic.pk], kind=task.kind, collection_id=task.collection_id
+    )
+    return topic.pk in unpooled
 
 
 def task_judging(topic: Topic, spec: PoolStrategy) -> TaskJudging | None:

@@ -22,7 +22,7 @@ from assessment.selectors.progress import item_statuses
 from collection.models import Topic
 from pooling.locks import topic_pools_lock
 from pooling.selectors.strategy_inputs import topic_strategy
-from pooling.services.priority_items import pool_next_item_add
+from pooling.services.priority_items import pool_next_item_add, pool_next_item_prepare
 
 
 def priority_next_item(*, assignment: Assignment) -> int | None:
@@ -31,6 +31,10 @@ def priority_next_item(*, assignment: Assignment) -> int | None:
     assignment covers only chosen items (a scope, a training round) and has judged them."""
     topic = assignment.topic
     before, _build = topic_strategy(topic.pk)
+    if before is not None and grows_pool(assignment):
+        # The runs' rankings are read (on a topic's first ask, every row) before the lock,
+        # which they need not hold: nobody else's ask or submit waits for the read.
+        pool_next_item_prepare(topic=topic, spec=before)
     locked = [topic.pk]
     if before is not None and before.scope == "task":
         # Topics sharing a task budget take their items one at a time, or two could both
