@@ -31,10 +31,11 @@ def priority_next_item(*, assignment: Assignment) -> int | None:
     assignment covers only chosen items (a scope, a training round) and has judged them."""
     topic = assignment.topic
     before, _build = topic_strategy(topic.pk)
+    rankings = None
     if before is not None and grows_pool(assignment):
         # The runs' rankings are read (on a topic's first ask, every row) before the lock,
-        # which they need not hold: nobody else's ask or submit waits for the read.
-        pool_next_item_prepare(topic=topic, spec=before)
+        # which does not guard them: nobody else's ask or submit waits for the read.
+        rankings = pool_next_item_prepare(topic=topic, spec=before)
     locked = [topic.pk]
     if before is not None and before.scope == "task":
         # Topics sharing a task budget take their items one at a time, or two could both
@@ -50,6 +51,11 @@ def priority_next_item(*, assignment: Assignment) -> int | None:
             return None
         judged = topic_judgments_in_order(topic.pk, topic.task.relevance_level)
         item = pool_next_item_add(
-            topic=topic, spec=spec, build=build, judged=judged, judging=task_judging(topic, spec)
+            topic=topic,
+            spec=spec,
+            build=build,
+            judged=judged,
+            judging=task_judging(topic, spec),
+            rankings=rankings,
         )
         return None if item is None else item.pk

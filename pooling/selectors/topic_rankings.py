@@ -42,7 +42,13 @@ from pooling.selectors.strategy_inputs import (
     run_names,
 )
 
-__all__ = ["KEPT_DOCNOS", "TopicRankings", "topic_rankings", "topic_rankings_forget"]
+__all__ = [
+    "KEPT_DOCNOS",
+    "KeptRankings",
+    "TopicRankings",
+    "topic_rankings",
+    "topic_rankings_forget",
+]
 
 # Ranked docnos kept over every topic (TREC-COVID round 1's 56 runs x 1,000 rows are ~56,000
 # a topic, a few MB): about a dozen topics of that size per process.
@@ -95,6 +101,46 @@ class TopicRankings:
     head: list[str] | None = None
 
 
+@dataclass(frozen=True)
+class KeptRankings:
+    """One topic's kept rankings, with the pooled runs' names as this ask read them."""
+
+    key: _Key
+    number: str
+    kept: _Kept
+    names: dict[int, str]
+
+    def at(self, depth: int | None = None, fusion_start: int | None = None) -> TopicRankings:
+        """Each run's first ``depth`` docnos that can be pooled (None: all) and every docno,
+        and with ``fusion_start`` hybrid's fused head of that length (fused on the first ask
+        for it, then kept)."""
+        names, kept = self.names, self.kept
+        order = sorted(kept.ranked, key=lambda pk: names[pk])  # as strategy_runs lists them
+        lists = {pk: kept.poolable(pk) for pk in order}
+        whole = StrategyRuns({self.number: {names[pk]: kept.ranked[pk] for pk in order}})
+        # Whole lists are handed over as kept, not copied: the strategies only read them.
+        cut = StrategyRuns(
+            {
+                self.number: {
+                    names[pk]: lists[pk] if depth is None else lists[pk][:depth] for pk in order
+                }
+            }
+        )
+        whole.run_ids = cut.run_ids = {name: pk for pk, name in names.items()}
+        if fusion_start is None:
+            return TopicRankings(cut, whole)
+        # The strategy lists the runs by name (``adaptive_strategy``), and the fused sums
+        # follow that order to the last bit: a head is kept per order.
+        head_key = (fusion_start, tuple(order))
+        with _lock:
+            head = kept.heads.get(head_key)
+        if head is None:
+            head = fusion_head([lists[pk] for pk in order], fusion_start)
+            with _lock:
+                kept.heads[head_key] = head
+        return TopicRankings(cut, whole, head)
+
+
 def _read(run_ids: Sequence[int], topic_id: int, kind: str, collection_id: int | None) -> _Kept:
     """The runs' docnos for the topic in trec_eval's order, as ``strategy_runs`` ranks them,
     and those that cannot be pooled (one query; runs without rows for the topic are left
@@ -138,13 +184,12 @@ def topic_rankings(
     *,
     kind: str,
     collection_id: int | None,
-    depth: int | None = None,
-    fusion_start: int | None = None,
-) -> TopicRankings:
-    """The pooled runs' rankings of ``topic`` ((pk, number)) as ``strategy_runs`` gives them,
-    each run's first ``depth`` docnos that can be pooled (None: all) and every docno, and
-    with ``fusion_start`` hybrid's fused head of that length. Read from the database on the
-    topic's first ask and whenever a pooled run or the task's collection changed since."""
+    known: KeptRankings | None = None,
+) -> KeptRankings:
+    """The pooled runs' rankings of ``topic`` ((pk, number)), as ``strategy_runs`` ranks them:
+    read from the database on the topic's first ask and whenever a pooled run or the task's
+    collection changed since, else kept. ``known``: what an earlier call of this ask gave
+    (read before the pool lock), returned as it is while ``runs`` are still the same."""
     run_ids = [spec.run_id for spec in runs.specs]
     versions = {entry["run"]: entry.get("version", 0) for entry in runs.described}
     key: _Key = (
@@ -153,6 +198,8 @@ def topic_rankings(
         collection_id,
         tuple(sorted((pk, versions.get(pk, 0)) for pk in run_ids)),
     )
+    if known is not None and known.key == key:
+        return known
     with _lock:
         kept = _kept.get(key)
         if kept is not None:
@@ -161,26 +208,7 @@ def topic_rankings(
         kept = _read(run_ids, topic[0], kind, collection_id) if run_ids else _Kept({}, frozenset())
         _keep(key, kept)
     names = run_names(run_ids) if run_ids else {}
-    order = sorted(kept.ranked, key=lambda pk: names[pk])  # as strategy_runs lists them
-    lists = {pk: kept.poolable(pk) for pk in order}
-    whole = StrategyRuns({topic[1]: {names[pk]: kept.ranked[pk] for pk in order}})
-    # Whole lists are handed over as kept, not copied: the strategies only read them.
-    cut = StrategyRuns(
-        {topic[1]: {names[pk]: lists[pk] if depth is None else lists[pk][:depth] for pk in order}}
-    )
-    whole.run_ids = cut.run_ids = {name: pk for pk, name in names.items()}
-    head = None
-    if fusion_start is not None:
-        # The strategy lists the runs by name (``adaptive_strategy``), and the fused sums
-        # follow that order to the last bit: a head is kept per order.
-        head_key = (fusion_start, tuple(order))
-        with _lock:
-            head = kept.heads.get(head_key)
-        if head is None:
-            head = fusion_head([lists[pk] for pk in order], fusion_start)
-            with _lock:
-                kept.heads[head_key] = head
-    return TopicRankings(cut, whole, head)
+    return KeptRankings(key, topic[1], kept, names)
 
 
 def topic_rankings_forget(topic_id: int | None = None) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Count, Max
 
-from collection.models import RetrievalTask, Topic
+from collection.models import Topic
 from pooling.core.algorithms import PlannedItem
 from pooling.core.algorithms.strategies import fusion_start, ranks_needed
 from pooling.core.algorithms.strategies.allocation import (
@@ -29,7 +29,7 @@ from pooling.models import Contribution, Hit, PoolBuild, PoolItem
 from pooling.selectors.pool_inputs import document_ids, pooled_runs
 from pooling.selectors.strategy_inputs import topics_with_unpooled
 from pooling.selectors.topic_rankings import (
-    TopicRankings,
+    KeptRankings,
     topic_rankings,
     topic_rankings_forget,
 )
@@ -87,16 +87,18 @@ def pool_next_item_add(
     build: PoolBuild | None,
     judged: Sequence[tuple[str, bool]],
     judging: TaskJudging | None = None,
+    rankings: KeptRankings | None = None,
 ) -> PoolItem | None:
     """The item of the strategy's next document for ``topic`` after ``judged``, added to the
     pool if it is not there yet; None when the budget (a task budget: the topic's share of it,
     given ``judging``, see ``budget_left``) is spent or the runs hold nothing more.
+    ``rankings``: what ``pool_next_item_prepare`` read before the lock, if it did.
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("pool_next_item_add runs in the transaction that holds the pool lock")
     if budget_left(spec, topic, judging) <= 0:
         return None
-    planned = _next_planned(topic, spec, judged)
+    planned = _next_planned(topic, spec, judged, rankings)
     if planned is None:
         return None
     stored = PoolItem.objects.filter(topic=topic, key=planned.key).first()
@@ -126,7 +128,10 @@ def pool_next_item_add(
 
 
 def _next_planned(
-    topic: Topic, spec: PoolStrategy, judged: Sequence[tuple[str, bool]]
+    topic: Topic,
+    spec: PoolStrategy,
+    judged: Sequence[tuple[str, bool]],
+    known: KeptRankings | None,
 ) -> PlannedItem | None:
     """The strategy's next document for ``topic`` as an item to add (whether the pool holds
     it already or not); None when the runs hold nothing more that can be pooled."""
@@ -136,7 +141,7 @@ def _next_planned(
     depth = ranks_needed(spec.strategy, len(judged))
     start = fusion_start(spec.strategy, len(judged))
     for _attempt in range(2):
-        rankings = _rankings(task, topic, depth, start)
+        rankings = _rankings(topic, known).at(depth, start)
         docno = adaptive_next(
             spec, topic.number, rankings.cut.ranked[topic.number], judged, rankings.head
         )
@@ -152,30 +157,30 @@ def _next_planned(
         # The collection lost it since the rankings were kept (they walk past documents it
         # did not hold when read): read them again, and the strategy walks past it too.
         topic_rankings_forget(topic.pk)
+        known = None
     return None
 
 
-def _rankings(
-    task: RetrievalTask, topic: Topic, depth: int | None, start: int | None
-) -> TopicRankings:
+def _rankings(topic: Topic, known: KeptRankings | None = None) -> KeptRankings:
+    task = topic.task
     return topic_rankings(
         pooled_runs(task),
         (topic.pk, topic.number),
         kind=task.kind,
         collection_id=task.collection_id,
-        depth=depth,
-        fusion_start=start,
+        known=known,
     )
 
 
-def pool_next_item_prepare(*, topic: Topic, spec: PoolStrategy) -> None:
-    """Read what the topic's next item needs and no pool lock guards, before taking the
-    lock: the runs' rankings (a topic's first ask reads every row its runs hold) and, for
-    ``hybrid``, its fused head. Both are kept keyed by the runs' ids and versions
-    (``topic_rankings``), so what this reads is what the ask under the lock finds, unless a
-    run changed in between, and then that ask reads the new rows itself. Other assessors'
-    asks and submits do not wait for the read."""
+def pool_next_item_prepare(*, topic: Topic, spec: PoolStrategy) -> KeptRankings | None:
+    """What the topic's next item needs and no pool lock guards, read before the lock is
+    taken, for ``pool_next_item_add``: the runs' rankings (a topic's first ask reads every
+    row its runs hold) and, for ``hybrid``, its fused head. Run rows are not what the pool
+    lock guards (a run changes by a new version), so nobody's ask or submit need wait for
+    this read; ``pool_next_item_add`` checks the runs again under the lock and reads anew
+    if one changed in between."""
     if not spec.adaptive:
-        return
-    task = topic.task
-    _rankings(task, topic, None, fusion_start(spec.strategy, 0))
+        return None
+    rankings = _rankings(topic)
+    rankings.at(None, fusion_start(spec.strategy, 0))  # hybrid: its head, fused and kept
+    return rankings

@@ -208,13 +208,10 @@ def test_hybrids_fused_head_is_kept_until_a_pooled_run_changes() -> None:
     topic = Topic.objects.get(task=task, number="1")
 
     def rankings() -> TopicRankings:
-        return topic_rankings(
-            pooled_runs(task),
-            (topic.pk, "1"),
-            kind="document",
-            collection_id=task.collection_id,
-            fusion_start=5,
+        kept = topic_rankings(
+            pooled_runs(task), (topic.pk, "1"), kind="document", collection_id=task.collection_id
         )
+        return kept.at(None, 5)
 
     first = rankings()
     assert first.head == rrf_order(files, "1", 5)  # the formula, from the files
