@@ -8,7 +8,8 @@ synthetic document collection and runs into a scratch PostgreSQL database, then 
 - judging in priority order: an official assessor per topic asks for the next item (the
   server replays the strategy over the topic's judgments so far, under the topic's pool lock,
   and adds the item) and judges it through the judging service, ``--judge`` times a topic; the
-  time of each ask (median, 95th percentile, largest) and of each submit;
+  time of each ask (median, 95th percentile, largest), how long it held the pool lock (which
+  every other ask and submit of the topic waits for), and the time of each submit;
 - after each submit, the time of asking whether more comes (``grows_on_demand``: what the
   judging page and API ask to offer a next item; under a task budget, the same share rule as
   the next item, reading every topic's judgments).
@@ -45,12 +46,28 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+class LockClock:
+    """When an ask first took a pool lock (``pooling.locks``: the advisory lock statement),
+    so the bench can tell how long the ask held it: until the ask returns, its transaction
+    committed."""
+
+    def __init__(self) -> None:
+        self.locked_at: float | None = None
+
+    def __call__(self, execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        if self.locked_at is None and "pg_advisory_xact_lock" in sql:
+            self.locked_at = time.perf_counter()
+        return execute(sql, params, many, context)
+
+
 def judge_in_priority_order(
     task: object, judgments: int
-) -> tuple[list[float], list[float], list[float]]:
+) -> tuple[list[float], list[float], list[float], list[float]]:
     """Each topic's official assessor asks for the next item and grades it, ``judgments``
-    times; the seconds of each ask, of each submit and of each "more to come?" after it."""
+    times; the seconds of each ask, of each submit and of each "more to come?" after it, and
+    how long each ask held the topic's pool lock."""
     from django.contrib.auth.models import User
+    from django.db import connection
 
     from assessment.models import Assignment
     from assessment.selectors.priority import grows_on_demand
@@ -58,7 +75,7 @@ def judge_in_priority_order(
     from assessment.services.priority import priority_next_item
     from pooling.models import Hit, PoolItem
 
-    asks, submits, more = [], [], []
+    asks, submits, more, held = [], [], [], []
     assessor = User.objects.create_user("bench-assessor", password="x")  # noqa: S106
     for topic in task.topics.order_by("id"):  # type: ignore[attr-defined]
         assignment = Assignment.objects.create(
@@ -66,9 +83,14 @@ def judge_in_priority_order(
         )
         assignment = Assignment.objects.select_related("topic__task").get(pk=assignment.pk)
         for step in range(judgments):
+            clock = LockClock()
             start = time.perf_counter()
-            item_id = priority_next_item(assignment=assignment)
-            asks.append(time.perf_counter() - start)
+            with connection.execute_wrapper(clock):
+                item_id = priority_next_item(assignment=assignment)
+            done = time.perf_counter()
+            asks.append(done - start)
+            if clock.locked_at is not None:
+                held.append(done - clock.locked_at)
             if item_id is None:
                 break
             key = PoolItem.objects.get(pk=item_id).key
@@ -86,7 +108,7 @@ def judge_in_priority_order(
             start = time.perf_counter()
             grows_on_demand(assignment)
             more.append(time.perf_counter() - start)
-    return asks, submits, more
+    return asks, submits, more, held
 
 
 def run_benchmark(args: argparse.Namespace) -> None:
@@ -119,12 +141,17 @@ def run_benchmark(args: argparse.Namespace) -> None:
         time.perf_counter() - start,
         f"{items} items",
     )
-    asks, submits, more = judge_in_priority_order(task, args.judge)
+    asks, submits, more, held = judge_in_priority_order(task, args.judge)
     report(
         "ask for the next item (median)",
         statistics.median(asks),
         f"p95 {percentile(asks, 0.95) * 1000:.0f} ms, max {max(asks) * 1000:.0f} ms, "
         f"{len(asks)} asks",
+    )
+    report(
+        "pool lock held by an ask (median)",
+        statistics.median(held),
+        f"p95 {percentile(held, 0.95) * 1000:.0f} ms, max {max(held) * 1000:.0f} ms",
     )
     report("submit a judgment (median)", statistics.median(submits), f"{len(submits)} submits")
     report(

@@ -21,12 +21,23 @@ from pooling.services.priority_items import TaskJudging, budget_left
 LEARNED_FROM = (Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL)
 
 
+def grows_pool(assignment: Assignment) -> bool:
+    """Whether asking for the next item of ``assignment`` may add one to its topic's adaptive
+    pool: only an assignment covering the topic's whole pool may. A training round's covers
+    the round's items and a scoped one its chosen items (docs/judging.md, "Scoped
+    assignments"): an item the strategy added for them would lie outside what they judge,
+    spending the budget on a document nobody asking will judge. The one rule the next item
+    (``assessment.services.priority``), "more to come" and the assessor's home page follow."""
+    return assignment.training_round_id is None and not assignment.scoped
+
+
 def grows_on_demand(assignment: Assignment) -> bool:
     """Whether the assignment's next item, once every item it has is judged, is the one an
-    adaptive strategy chooses next: the budget allows one more (under a task budget: the
-    topic's share, or idle budget, as the next item is chosen) and the runs hold one."""
+    adaptive strategy chooses next: the assignment may grow the pool (``grows_pool``), the
+    budget allows one more (under a task budget: the topic's share, or idle budget, as the
+    next item is chosen) and the runs hold one."""
     # Only document and answer tasks are pooled by budgeted strategies: the others cost no query.
-    if assignment.training_round_id is not None or assignment.topic.task.kind not in KINDS:
+    if not grows_pool(assignment) or assignment.topic.task.kind not in KINDS:
         return False
     spec, _build = topic_strategy(assignment.topic_id)
     if spec is None or not spec.adaptive:
@@ -36,8 +47,12 @@ def grows_on_demand(assignment: Assignment) -> bool:
         return False
     # The strategy finds no next item exactly when every item the runs retrieved is pooled
     # (each pooled one judged in this line already, or it would be continued first).
-    run_ids = [s.run_id for s in pooled_runs(topic.task).specs]
-    return topic.pk in topics_with_unpooled(run_ids, topic.task.kind, [topic.pk])
+    task = topic.task
+    run_ids = [s.run_id for s in pooled_runs(task).specs]
+    unpooled = topics_with_unpooled(
+        run_ids, [topic.pk], kind=task.kind, collection_id=task.collection_id
+    )
+    return topic.pk in unpooled
 
 
 def task_judging(topic: Topic, spec: PoolStrategy) -> TaskJudging | None:
@@ -66,11 +81,13 @@ def assessed_topics(task_id: int) -> frozenset[int]:
     return frozenset(rows)
 
 
-def growing_topics(assignments: Iterable[Assignment]) -> set[int]:
-    """The topics of ``assignments`` whose pools an adaptive strategy grows as they are
-    judged (a query when any is a document task's, else none)."""
-    documents = [a.topic_id for a in assignments if a.topic.task.kind in KINDS]
-    return adaptive_topics(documents)
+def growing_assignments(assignments: Iterable[Assignment]) -> set[int]:
+    """The ids of ``assignments`` whose judging grows their topic's pool: those that may grow
+    it (``grows_pool``) in a topic an adaptive strategy pools (a query when any is a
+    document or answer task's, else none)."""
+    growing = [a for a in assignments if grows_pool(a) and a.topic.task.kind in KINDS]
+    adaptive = adaptive_topics([a.topic_id for a in growing])
+    return {a.pk for a in growing if a.topic_id in adaptive}
 
 
 def topic_judgments_in_order(topic_id: int, relevance_level: int) -> list[tuple[str, bool]]:

@@ -17,19 +17,25 @@ from __future__ import annotations
 from django.db import transaction
 
 from assessment.models import Assignment
-from assessment.selectors.priority import task_judging, topic_judgments_in_order
+from assessment.selectors.priority import grows_pool, task_judging, topic_judgments_in_order
 from assessment.selectors.progress import item_statuses
 from collection.models import Topic
 from pooling.locks import topic_pools_lock
 from pooling.selectors.strategy_inputs import topic_strategy
-from pooling.services.priority_items import pool_next_item_add
+from pooling.services.priority_items import pool_next_item_add, pool_next_item_prepare
 
 
 def priority_next_item(*, assignment: Assignment) -> int | None:
     """The item the assignment judges next in its topic's priority order (added to the pool
-    if need be); None when the budget is spent or the runs hold nothing more."""
+    if need be); None when the budget is spent, the runs hold nothing more, or the
+    assignment covers only chosen items (a scope, a training round) and has judged them."""
     topic = assignment.topic
     before, _build = topic_strategy(topic.pk)
+    rankings = None
+    if before is not None and grows_pool(assignment):
+        # The runs' rankings are read (on a topic's first ask, every row) before the lock,
+        # which does not guard them: nobody else's ask or submit waits for the read.
+        rankings = pool_next_item_prepare(topic=topic, spec=before)
     locked = [topic.pk]
     if before is not None and before.scope == "task":
         # Topics sharing a task budget take their items one at a time, or two could both
@@ -41,10 +47,15 @@ def priority_next_item(*, assignment: Assignment) -> int | None:
         if pending is not None:
             return pending
         spec, build = topic_strategy(topic.pk)
-        if spec is None or not spec.adaptive or assignment.training_round_id is not None:
+        if spec is None or not spec.adaptive or not grows_pool(assignment):
             return None
         judged = topic_judgments_in_order(topic.pk, topic.task.relevance_level)
         item = pool_next_item_add(
-            topic=topic, spec=spec, build=build, judged=judged, judging=task_judging(topic, spec)
+            topic=topic,
+            spec=spec,
+            build=build,
+            judged=judged,
+            judging=task_judging(topic, spec),
+            rankings=rankings,
         )
         return None if item is None else item.pk

@@ -28,7 +28,7 @@ from assessment.selectors.guidelines import (
 )
 from assessment.selectors.item_state import item_hit_ids
 from assessment.selectors.judging import ItemPage, item_page
-from assessment.selectors.priority import growing_topics, grows_on_demand
+from assessment.selectors.priority import growing_assignments, grows_on_demand
 from assessment.selectors.progress import (
     ITEM_STATES,
     SCOPE_EMPTIED_TEXT,
@@ -78,7 +78,7 @@ def assess_home(request: HttpRequest) -> HttpResponse:
     """The assessor's assignments with progress bars and a way to continue each."""
     progress = assignments_with_progress(request.user)  # type: ignore[arg-type]
     # Only an assignment with nothing left to continue at may still grow (no query otherwise).
-    growing = growing_topics(p.assignment for p in progress if p.continue_item_id is None)
+    growing = growing_assignments(p.assignment for p in progress if p.continue_item_id is None)
     context = {"progress": progress, "growing": growing, "closed_text": SCOPE_EMPTIED_TEXT}
     return render(request, "assessment/home.html", context)
 
@@ -92,7 +92,7 @@ def assess_continue(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = _assignment_or_404(request, assignment_id)
     statuses = item_statuses(assignment)
     first = next((s.item_id for s in statuses if s.judged < s.hits), None)
-    if first is None and assignment.topic_id in growing_topics([assignment]):
+    if first is None and growing_assignments([assignment]):
         first = priority_next_item(assignment=assignment) if grows_on_demand(assignment) else None
         if first is None:
             messages.info(

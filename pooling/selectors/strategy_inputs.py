@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
-from collection.models import Topic
+from collection.models import Document, Topic
 from pooling.core.algorithms.strategies import Ranked
 from pooling.core.algorithms.strategies.priority import (
     PoolStrategy,
@@ -60,6 +60,27 @@ def run_names(run_ids: Sequence[int]) -> dict[int, str]:
 ITEM_COLUMN = {"document": "docno", "answer": "CAST(post_id AS TEXT)"}
 ITEM_FILTER = {"document": "docno <> ''", "answer": "post_id IS NOT NULL"}
 STRATEGY_KINDS = tuple(ITEM_COLUMN)
+
+
+def poolable(kind: str, collection_id: int | None) -> tuple[str, list[int]]:
+    """The SQL condition on a row of the run rows' table (named by the table, not aliased)
+    that its item can be pooled, and its parameters. An answer task's post can; a document
+    task's docno only while the task's collection holds it: a pool item points to its
+    document, and a docno without one has nothing to show. Runs are checked against the
+    collection at upload, so only a collection changed since can make a run name others;
+    adaptive strategies walk past them (``topic_rankings``), and they are not left to pool
+    (``topics_with_unpooled``): the rule ``pool_next_item_add`` applies to the document it
+    adds (``document_ids``)."""
+    if kind != "document":
+        return "TRUE", []
+    if collection_id is None:
+        return "FALSE", []
+    documents = Document._meta.db_table
+    condition = (
+        f"EXISTS (SELECT 1 FROM {documents} d WHERE d.collection_id = %s "  # noqa: S608
+        f"AND d.docno = {_RUNROW}.docno)"
+    )
+    return condition, [collection_id]
 
 
 # Each run's first ``depth`` distinct items in trec_eval's order (score descending, then the
@@ -153,13 +174,13 @@ def adaptive_topics(topic_ids: Sequence[int]) -> set[int]:
     return set(rows)
 
 
-# Topics with an item some pooled run retrieved and the topic's pool does not hold yet; each
-# topic's search stops at its first such row.
+# Topics with an item some pooled run retrieved, that can be pooled and that the topic's pool
+# does not hold yet; each topic's search stops at its first such row.
 _UNPOOLED_SQL = """
 SELECT t.id FROM {topics_table} t WHERE t.id IN ({topics}) AND EXISTS (
     SELECT 1 FROM (
         SELECT {column} AS item FROM {table}
-        WHERE run_id IN ({runs}) AND topic_id = t.id AND {filter}
+        WHERE run_id IN ({runs}) AND topic_id = t.id AND {filter} AND {poolable}
     ) AS retrieved
     WHERE NOT EXISTS (
         SELECT 1 FROM {items} p WHERE p.topic_id = t.id AND p.key = retrieved.item
@@ -168,12 +189,19 @@ SELECT t.id FROM {topics_table} t WHERE t.id IN ({topics}) AND EXISTS (
 """
 
 
-def topics_with_unpooled(run_ids: Sequence[int], kind: str, topic_ids: Sequence[int]) -> set[int]:
+def topics_with_unpooled(
+    run_ids: Sequence[int],
+    topic_ids: Sequence[int],
+    *,
+    kind: str,
+    collection_id: int | None,
+) -> set[int]:
     """Of ``topic_ids``, those whose runs (``run_ids``) retrieved an item the topic's pool does
-    not hold yet: the others' runs are exhausted, an adaptive strategy has nothing more to add
-    there (one query)."""
+    not hold yet and could (``poolable``: a document of the task's collection): the others'
+    runs are exhausted, an adaptive strategy has nothing more to add there (one query)."""
     if not run_ids or not topic_ids:
         return set()
+    condition, condition_params = poolable(kind, collection_id)
     sql = _UNPOOLED_SQL.format(
         topics_table=Topic._meta.db_table,
         topics=", ".join(["%s"] * len(topic_ids)),
@@ -181,8 +209,9 @@ def topics_with_unpooled(run_ids: Sequence[int], kind: str, topic_ids: Sequence[
         table=_RUNROW,
         runs=", ".join(["%s"] * len(run_ids)),
         filter=ITEM_FILTER[kind],
+        poolable=condition,
         items=PoolItem._meta.db_table,
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*topic_ids, *run_ids])
+        cursor.execute(sql, [*topic_ids, *run_ids, *condition_params])
         return {topic_id for (topic_id,) in cursor.fetchall()}

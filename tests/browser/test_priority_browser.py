@@ -159,3 +159,69 @@ def test_planner_table_and_chart_show_each_strategy_and_budget_when_a_plan_is_do
     assert judged_only.is_checked()
     assert Path(shot).exists()
     assert page.evaluate("() => window.__violations") == []
+
+
+def test_planner_table_gives_every_row_the_same_cells_when_a_tau_is_undefined(
+    page, login, screenshot
+) -> None:  # type: ignore[no-untyped-def]
+    # depth buys nothing at a budget of 2 over two topics (every row of it a dash); rrf's
+    # judged documents leave every run tied under P_10 (tau undefined) but not under map.
+    task = document_task("Prio-Plan-Dashes", FILES)
+    ranked = ranked_from_files(FILES)
+    grades = {t: {d: int(relevant(d)) for runs in ranked[t].values() for d in runs} for t in ranked}
+    data = PlannerInput(
+        grades=grades,
+        runs={
+            tag: {t: {d: 40.0 - i for i, d in enumerate(ranked[t][tag])} for t in ranked}
+            for tag in FILES
+        },
+        pool_tags=sorted(FILES),
+        groups={tag: tag for tag in FILES},
+        measures=parse_measures(["map", "P_10"]),
+    )
+    [empty] = plan_pools(data, [parse_strategy("depth")], [2])
+    [tied_row] = plan_pools(data, [parse_strategy("rrf")], [6])
+    assert empty.judgments == 0
+    map_tau = tied_row.tau["map"]
+    assert tied_row.tau["P_10"] is None
+    assert map_tau is not None
+    drop = tied_row.max_group_drop["P_10"]["drop"]
+    assert isinstance(drop, float)
+    PoolPlanJob.objects.create(
+        task=task,
+        source="qrels",
+        source_name="last-year.qrels",
+        grades=grades,
+        strategies=["depth", "rrf:60"],
+        budgets=[2, 6],
+        measures=["map", "P_10"],
+        status="done",
+        steps_done=2,
+        steps_total=2,
+        rows=[empty.as_dict(), tied_row.as_dict()],
+    )
+    UserFactory.create(username="boss", is_staff=True)
+    login("boss")
+    page.goto(f"/results/{task.pk}/pool-planner/")
+    page.wait_for_selector("#planner-table")
+    screenshot("pool-planner-undefined-tau")
+
+    heads = page.locator("#planner-table thead th").all_text_contents()  # as written
+    assert len(heads) == 4 + 3 * 2
+    body = page.locator("#planner-table tbody tr")
+    cells = [body.nth(at).locator("td").all_inner_texts() for at in range(body.count())]
+    assert [len(row) for row in cells] == [len(heads), len(heads)]
+    unjudged, tied = (dict(zip(heads, row, strict=True)) for row in cells)
+    assert all(unjudged[head] == "—" for head in heads[4:])
+    assert tied["tau (P_10)"] == tied["tau-AP (P_10)"] == "—"
+    assert tied["tau (map)"] == f"{map_tau:.3f}"
+    assert tied["Largest team drop (P_10)"].startswith(f"{drop:.4f}")
+    # Each dash sits in its own column, under its own heading.
+    for head in ("tau (P_10)", "tau-AP (P_10)"):
+        at = heads.index(head)
+        heading = page.locator("#planner-table thead th").nth(at).bounding_box()
+        cell = body.nth(1).locator("td").nth(at).bounding_box()
+        assert heading is not None
+        assert cell is not None
+        assert abs(cell["x"] - heading["x"]) < 1
+        assert abs(cell["width"] - heading["width"]) < 1

@@ -213,7 +213,8 @@ def test_a_budget_that_buys_no_judgment_shows_no_tau_when_planned(celery_worker)
     assert [(r["strategy"], r["judgments"]) for r in job.rows] == [("depth", 0)]
     table = organizer.get(url).content.decode().split('id="planner-table"', 1)[1]
     row = table.split("</table>", 1)[0].split("<tbody>", 1)[1]
-    assert row.count(">—</td>") == len(job.measures)
+    # tau, tau-AP and the team drop: a dash in each column of each measure.
+    assert row.count(">—</td>") == 3 * len(job.measures)
     assert "0.000" not in row
 
 
@@ -264,7 +265,9 @@ def test_judged_runs_that_all_tie_show_no_tau_on_the_page_and_null_over_rest(
     assert [(r["strategy"], r["judgments"]) for r in job.rows] == [("rrf:60", 8)]
     table = organizer.get(url).content.decode().split('id="planner-table"', 1)[1]
     row = table.split("</table>", 1)[0].split("<tbody>", 1)[1]
-    assert row.count('colspan="2"') == row.count(">—</td>") == len(job.measures)
+    # A dash for tau and one for tau-AP, each in its own column, per measure.
+    assert "colspan" not in row
+    assert row.count(">—</td>") == 2 * len(job.measures)
     cells = re.findall(r'<td class="num">([^<]*)</td>', row)
     assert "0.000" not in cells
     result = reverse("evaluation_api:pool-plan-result", args=[task.pk, job.pk])

@@ -12,6 +12,7 @@ from pooling.core.algorithms.strategies import (
     build_pool,
     fused_order,
     fused_weights,
+    fusion_head,
     judging_order,
     next_to_judge,
     parse_strategy,
@@ -335,3 +336,23 @@ def test_hybrid_given_its_fused_heads_judges_as_when_it_fuses_them_itself(
     budget = Budget(total=total)
     given_heads = judging_order(strategy, rest, budget, relevant_if_r, 2, heads)
     assert given_heads == judging_order(strategy, rest, budget, relevant_if_r, 2)
+
+
+@given(RANKED, st.integers(0, 12), st.integers(0, 5), st.integers(0, 5))
+@settings(max_examples=200, deadline=None)
+def test_next_to_judge_given_the_kept_fused_head_continues_the_replay(
+    ranked: dict, made: int, start: int, seed: int
+) -> None:
+    """The app keeps ``fusion_head`` of a topic's runs between asks (it is the RRF order's
+    prefix that TopicFusion, indexed apart, gives too); given it, the next document is the
+    one the planner's replay judges next."""
+    strategy = parse_strategy(f"hybrid:{start}")
+    topic = sorted(ranked)[0]
+    runs = ranked[topic]
+    head = fusion_head([runs[tag] for tag in sorted(runs)], start)
+    assert head == TopicFusion(runs, rrf_weight()).head(list(runs), start)
+    order = judging_order(strategy, ranked, Budget(per_topic=made + 1), relevant_if_r, seed)
+    docs = [d for t, d in order if t == topic]
+    so_far = [(d, relevant_if_r(topic, d)) for d in docs[:made]]
+    expected = docs[made] if len(docs) > made else None
+    assert next_to_judge(strategy, runs, so_far, seed, topic, head) == expected

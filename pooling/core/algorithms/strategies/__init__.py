@@ -37,7 +37,7 @@ from pooling.core.algorithms.strategies.fusion import (
     rbp_weight,
     rrf_weight,
 )
-from pooling.core.algorithms.strategies.hybrid import HYBRID_START, FusionFirst
+from pooling.core.algorithms.strategies.hybrid import HYBRID_START, FusionFirst, fusion_head
 from pooling.core.algorithms.strategies.mtf import MoveToFront
 
 # name -> (what its parameter is, default, adaptive?)
@@ -179,11 +179,16 @@ def judging_order(
 
 
 def adaptive_strategy(
-    strategy: Strategy, runs: TopicRuns, seed: int = 0, topic: str = ""
+    strategy: Strategy,
+    runs: TopicRuns,
+    seed: int = 0,
+    topic: str = "",
+    head: Sequence[str] | None = None,
 ) -> TopicStrategy:
     """One topic's adaptive strategy, ready for ``next_doc`` and ``record``: what judging in
     priority order asks after each judgment. Its ties are broken as the planner's replay of
-    the same topic and seed breaks them."""
+    the same topic and seed breaks them. ``head`` (hybrid only, when the caller keeps it):
+    ``fusion_head`` of the runs' lists in sorted tag order and the strategy's start."""
     if not strategy.adaptive:
         raise StrategyError(f"strategy {strategy.name} is not adaptive")
     rng = topic_rng(seed, topic)
@@ -191,7 +196,7 @@ def adaptive_strategy(
     if strategy.name == "mtf":
         return MoveToFront(lists, rng)
     if strategy.name == "hybrid":
-        return FusionFirst(lists, rng, start=hybrid_start(strategy))
+        return FusionFirst(lists, rng, start=hybrid_start(strategy), head=head)
     gamma = 1.0 if strategy.name == "mm" else float(strategy.param or NS_GAMMA)
     return MaxMean(lists, rng, gamma=gamma)
 
@@ -202,10 +207,12 @@ def next_to_judge(
     judged: Iterable[tuple[str, bool]],
     seed: int = 0,
     topic: str = "",
+    head: Sequence[str] | None = None,
 ) -> str | None:
     """The next document of a topic to judge, given its judgments so far in the order they
-    were made ((docno, relevant) pairs); None when the runs hold nothing left to judge."""
-    chooser = adaptive_strategy(strategy, runs, seed, topic)
+    were made ((docno, relevant) pairs); None when the runs hold nothing left to judge.
+    ``head``: as ``adaptive_strategy`` takes it."""
+    chooser = adaptive_strategy(strategy, runs, seed, topic, head)
     for doc, relevant in judged:
         chooser.record(doc, relevant)
     return chooser.next_doc()
@@ -221,6 +228,15 @@ def ranks_needed(strategy: Strategy, judged: int) -> int | None:
     if strategy.name == "hybrid" and judged < hybrid_start(strategy):
         return None
     return judged + 1
+
+
+def fusion_start(strategy: Strategy, judged: int) -> int | None:
+    """``hybrid``'s start while a topic with ``judged`` judgments is still in it: the length
+    of the fused head (``fusion_head``) its next document comes from; None otherwise (another
+    strategy, or the bandit has taken over)."""
+    if strategy.name == "hybrid" and judged < hybrid_start(strategy):
+        return hybrid_start(strategy)
+    return None
 
 
 def hybrid_start(strategy: Strategy) -> int:
@@ -250,6 +266,8 @@ __all__ = [
     "build_pool",
     "fused_order",
     "fused_weights",
+    "fusion_head",
+    "fusion_start",
     "fusion_weight",
     "hybrid_start",
     "judging_order",

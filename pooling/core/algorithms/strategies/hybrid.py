@@ -33,6 +33,18 @@ from pooling.core.algorithms.strategies.fusion import RRF_K, fused_weights, rrf_
 HYBRID_START = 20
 
 
+def fusion_head(lists: Sequence[Sequence[str]], start: int) -> list[str]:
+    """The first ``start`` documents of the lists' RRF order (ties: docno ascending, as the
+    ``rrf`` strategy breaks them), and any tied with the last: all of the fused order that
+    ``start`` judgments can reach, whatever was judged before. Only those are sorted, not
+    every document the runs retrieved. A pure function of the lists (in this order: float
+    sums depend on it), so a caller may keep it as long as the lists stay the same."""
+    weights = fused_weights({str(arm): docs for arm, docs in enumerate(lists)}, rrf_weight(RRF_K))
+    lowest = min(heapq.nlargest(start, weights.values()), default=math.inf)
+    heads = [doc for doc, weight in weights.items() if weight >= lowest]
+    return sorted(heads, key=lambda doc: (-weights[doc], doc))
+
+
 class FusionFirst(MaxMean):
     """MM-NS whose topic takes its first ``start`` judgments in RRF order (ties: docno
     ascending, as the ``rrf`` strategy breaks them)."""
@@ -45,31 +57,29 @@ class FusionFirst(MaxMean):
         gamma: float = NS_GAMMA,
         head: Sequence[str] | None = None,
     ) -> None:
-        """``head``: the first ``start`` documents of the lists' RRF order, ties with the last
-        included (``TopicFusion.head``), when the caller has them; else fused here."""
-        if head is None:
-            weights = fused_weights(
-                {str(arm): docs for arm, docs in enumerate(lists)}, rrf_weight(RRF_K)
-            )
-            # The start judges ``start`` documents at most, so only the first ``start`` in
-            # fused order (and any tied with the last) can be asked for, whatever was judged
-            # before: those are sorted, not every document the runs retrieved.
-            lowest = min(heapq.nlargest(start, weights.values()), default=math.inf)
-            heads = [doc for doc, weight in weights.items() if weight >= lowest]
-            head = sorted(heads, key=lambda doc: (-weights[doc], doc))
-        self.fused = list(head)
+        """``head``: ``fusion_head(lists, start)`` (or ``TopicFusion.head``), when the caller
+        has it; else fused here, and only once the start asks for it (a topic past its start
+        never needs it)."""
+        self.head = None if head is None else list(head)
         self.start = start
-        self.at = 0  # the first place in ``fused`` that may be unjudged
+        self.at = 0  # the first place in the head that may be unjudged
         super().__init__(lists, rng, gamma=gamma)
+
+    @property
+    def fused(self) -> list[str]:
+        if self.head is None:
+            self.head = fusion_head(self.runs.lists, self.start)
+        return self.head
 
     def _fused_next(self) -> str | None:
         """The next document in fused order while the topic is in its start, else None."""
         judged = self.runs.judged
         if len(judged) >= self.start:
             return None
-        while self.at < len(self.fused) and self.fused[self.at] in judged:
+        fused = self.fused
+        while self.at < len(fused) and fused[self.at] in judged:
             self.at += 1
-        return self.fused[self.at] if self.at < len(self.fused) else None
+        return fused[self.at] if self.at < len(fused) else None
 
     def next_doc(self) -> str | None:
         doc = self._fused_next()

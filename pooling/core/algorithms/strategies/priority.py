@@ -11,7 +11,7 @@ judgment, the order the planner's replay of that topic and seed would take.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,11 +119,16 @@ def static_order(spec: PoolStrategy, ranked: Ranked) -> Order:
 
 
 def adaptive_next(
-    spec: PoolStrategy, topic: str, runs: TopicRuns, judged: Iterable[tuple[str, bool]]
+    spec: PoolStrategy,
+    topic: str,
+    runs: TopicRuns,
+    judged: Iterable[tuple[str, bool]],
+    head: Sequence[str] | None = None,
 ) -> str | None:
     """An adaptive strategy's next document of ``topic`` after its judgments so far (docno,
-    relevant), in the order they were made; None when the runs hold nothing more."""
-    return next_to_judge(spec.strategy, runs, judged, spec.seed, topic)
+    relevant), in the order they were made; None when the runs hold nothing more. ``head``:
+    ``hybrid``'s fused head of ``runs``, when the caller keeps it (``next_to_judge``)."""
+    return next_to_judge(spec.strategy, runs, judged, spec.seed, topic, head)
 
 
 def best_ranks(runs: Mapping[Any, list[str]], docno: str) -> dict[Any, int]:
