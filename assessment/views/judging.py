@@ -245,7 +245,7 @@ def judge_item(request: HttpRequest, assignment_id: int, item_id: int) -> HttpRe
     if request.method == "GET":
         page = item_page(assignment, item_id)
         if page is None:
-            raise Http404("No such item in this topic.")
+            return _item_gone(request, assignment, item_id)
         return render(request, "assessment/judge.html", _page_context(page))
     hit_ids = item_hit_ids(assignment, item_id)
     if hit_ids is None:
@@ -269,6 +269,18 @@ def judge_item(request: HttpRequest, assignment_id: int, item_id: int) -> HttpRe
     except BadParameter as error:  # a tampered hidden field: the page says so, nothing stored
         return _rerender_invalid(request, assignment, item_id, JudgmentInvalid({0: str(error)}))
     return _after_submit(request, assignment, item_id, len(verdicts))
+
+
+def _item_gone(request: HttpRequest, assignment: Assignment, item_id: int) -> HttpResponse:
+    """An item of the topic's pool a scoped assignment does not cover (taken out of the scope
+    after a link to it was drawn: Prev, Next, a bookmark) answers 404 with a way back to the
+    item list, not a dead end; any other id is the plain 404."""
+    if not (
+        assignment.scoped
+        and PoolItem.objects.filter(pk=item_id, topic_id=assignment.topic_id).exists()
+    ):
+        raise Http404("No such item in this topic.")
+    return render(request, "assessment/item_gone.html", {"assignment": assignment}, status=404)
 
 
 def _rerender_invalid(

@@ -105,3 +105,23 @@ def test_assessor_reopens_a_judged_item_taken_out_from_the_list_and_corrects_it(
     page.locator("#judge-status").filter(has_text="Saved").wait_for()
     mine = Judgment.objects.get(assignment=held, hit=hit)
     assert (mine.grade, mine.revision) == (3, 2)
+
+
+def test_a_link_to_an_item_taken_out_before_it_was_judged_leads_back_to_the_list(
+    page, login, screenshot
+) -> None:  # type: ignore[no-untyped-def]
+    pool = answer_pool(items=3)
+    carol = UserFactory.create(username="carol")
+    [held] = items_route(
+        items={pool.topic.pk: [item.pk for item in pool.items]}, assessors=[carol], created_by=None
+    ).created
+    login("carol")
+    page.goto(f"/assess/{held.pk}/{pool.items[0].pk}/")
+    page.wait_for_selector(".hit.is-focused")
+    scope_items_remove(assignment=held, item_ids=[pool.items[1].pk])  # while the page is open
+    page.goto(f"/assess/{held.pk}/{pool.items[1].pk}/")  # where Next pointed when drawn
+    assert "This item is not yours to judge" in page.locator("h1").inner_text()
+    screenshot("scope-taken-out-link-followed")
+    page.get_by_role("link", name="Back to your items").click()
+    page.wait_for_url(f"**/assess/{held.pk}/items/")
+    assert "0 of 2 answers judged" in page.locator(".topic-progress").inner_text()

@@ -142,7 +142,15 @@ def test_item_list_and_page_reach_a_judged_item_taken_out_to_revise_it_without_s
     assert "Your judgment is kept and still counts in the results: you can correct it here." in html
     assert "Answer <b data-position>\u2013</b> of 1" in html
     assert f'name="choice-{judged_hit.pk}" value="1" checked' in html
-    assert carol.get(unjudged_url).status_code == 404
+    # The one never judged (a Next link drawn before it went): a 404 with the way back.
+    gone = carol.get(unjudged_url)
+    assert gone.status_code == 404
+    assert "This item is not yours to judge" in gone.content.decode()
+    items_url = reverse("assessment:items", args=[story.scoped.pk])
+    assert f'href="{items_url}">Back to your items</a>' in gone.content.decode()
+    # An id that is no item of the topic stays a 404.
+    other = reverse("assessment:judge", args=[story.scoped.pk, story.t1.items[-1].pk + 10_000])
+    assert carol.get(other).status_code == 404
 
     # The no-script form stores the revision and goes back to the item list.
     posted = carol.post(judged_url, {f"choice-{judged_hit.pk}": "0", "opened_at": "1"})
