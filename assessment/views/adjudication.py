@@ -39,7 +39,7 @@ from assessment.services.adjudication import (
     AdjudicationError,
     adjudication_decide,
 )
-from assessment.views.organize import _organizer
+from assessment.views.organize import organizer_of
 from collection.access import task_for
 from collection.models import RetrievalTask
 from kernel.access import organizer_required
@@ -196,7 +196,7 @@ def _save(
         if grade is None:
             raise AdjudicationError(f"choose a final grade: {scale.values_text()}")
         saved = adjudication_decide(
-            hit=hit, grade=grade, note=note, decided_by=_organizer(request), seen=seen
+            hit=hit, grade=grade, note=note, decided_by=organizer_of(request), seen=seen
         )
     except AdjudicationConflict as conflict:
         other = conflict.current

@@ -24,7 +24,7 @@ from assessment.services.machine_judges import (
     machine_judge_import,
     machine_judge_suggests,
 )
-from assessment.views.organize import _form_problems, _organizer
+from assessment.views.organize import form_problems, organizer_of
 from collection.access import task_for
 from collection.models import RetrievalTask
 from kernel.access import organizer_required
@@ -65,7 +65,7 @@ def machine_judges_page(request: HttpRequest, task_id: int) -> HttpResponse:
     if request.method == "POST":
         try:
             if not form.is_valid():
-                raise MachineJudgeError(_form_problems(form))
+                raise MachineJudgeError(form_problems(form))
             data = form.cleaned_data
             _, report = machine_judge_import(
                 task=task,
@@ -75,7 +75,7 @@ def machine_judges_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 description=data["description"],
                 counts_in_qrels=data["counts_in_qrels"],
                 unlisted_not_relevant=data["unlisted_not_relevant"],
-                created_by=_organizer(request),
+                created_by=organizer_of(request),
             )
         except MachineJudgeError as error:
             for problem in error.problems:

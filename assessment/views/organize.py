@@ -47,14 +47,16 @@ from kernel.params import page_filter, parse_choice
 from kernel.request_limits import body_limit
 
 
-def _organizer(request: HttpRequest) -> User:
-    """The logged-in organizer (organizer_required ran first)."""
+def organizer_of(request: HttpRequest) -> User:
+    """The logged-in organizer (organizer_required ran first). Shared by every organizer
+    page of the project."""
     if not isinstance(request.user, User):
         raise PermissionDenied("The dashboard is for organizers.")
     return request.user
 
 
-def _form_problems(form: forms.Form) -> list[str]:
+def form_problems(form: forms.Form) -> list[str]:
+    """A form's errors as "field: message" lines, the way the organizer pages list them."""
     return [f"{field}: {' '.join(str(e) for e in errors)}" for field, errors in form.errors.items()]
 
 
@@ -114,12 +116,12 @@ def _apply_assignment_action(request: HttpRequest, task: RetrievalTask, action: 
     """Run one assignment action from a posted form; returns the success message."""
     form = bound_assignment_form(ASSIGNMENT_FORMS[action], task, request.POST)
     if not form.is_valid():
-        raise AssignmentError(_form_problems(form))
+        raise AssignmentError(form_problems(form))
     data = form.cleaned_data
     done = assignment_action_apply(
         task=task,
         action=action,  # type: ignore[arg-type]
-        by=_organizer(request),
+        by=organizer_of(request),
         topics=list(data.get("topics") or ()),
         assessor=data.get("assessor"),
         assessors=list(data.get("assessors") or ()),
@@ -183,7 +185,7 @@ def training(request: HttpRequest, task_id: int) -> HttpResponse:
         form.fields["machine_judge"].queryset = MachineJudge.objects.filter(task=task)  # type: ignore[attr-defined]
         try:
             if not form.is_valid():
-                raise TrainingError(_form_problems(form))
+                raise TrainingError(form_problems(form))
             training_round = _create_round(request, task, form.cleaned_data)
             messages.success(request, f"Created {training_round.name}.")
             return redirect("assessment:organize_training", task_id=task.pk)
@@ -221,7 +223,7 @@ def _create_round(request: HttpRequest, task: RetrievalTask, data: dict[str, Any
         name=data["name"],
         topics=list(data["topics"]),
         assessors=list(data["assessors"]),
-        created_by=_organizer(request),
+        created_by=organizer_of(request),
         gold_source=data["gold_source"],
         expert=data["expert"],
         qrels=qrels,
@@ -292,7 +294,9 @@ __all__ = [
     "assignments",
     "export_agreement",
     "export_judgments",
+    "form_problems",
     "index",
+    "organizer_of",
     "task_overview",
     "training",
 ]

@@ -39,7 +39,7 @@ from assessment.selectors.guidelines import (
     guidelines_versions,
 )
 from assessment.services.guidelines import guidelines_save
-from assessment.views.organize import _organizer
+from assessment.views.organize import organizer_of
 from collection.access import task_for
 from collection.models import RetrievalTask
 from kernel.access import organizer_required
@@ -277,7 +277,7 @@ def guidelines_page(request: HttpRequest, task_id: int) -> HttpResponse:
             scale=given.scale,
             relevance_level=given.relevance_level,
             note=given.note,
-            created_by=_organizer(request),
+            created_by=organizer_of(request),
         )
     except GuidelinesInvalid as error:
         context = _context(task, current, _form_of_input(given), problems=error.problems)

@@ -22,7 +22,7 @@ from assessment.services.training_archive import (
     archive_topics_read,
     training_archive_round_create,
 )
-from assessment.views.organize import _form_problems, _organizer
+from assessment.views.organize import form_problems, organizer_of
 from assessment.views.organize_forms import TrainingArchiveForm
 from collection.access import task_for
 from collection.core.formats.errors import ImportFileError
@@ -59,7 +59,7 @@ def training_archive_round(request: HttpRequest, task_id: int) -> HttpResponse:
     form.fields["assessors"].queryset = User.objects.filter(is_active=True)  # type: ignore[attr-defined]
     try:
         if not form.is_valid():
-            raise TrainingError(_form_problems(form))
+            raise TrainingError(form_problems(form))
         data = form.cleaned_data
         _bounded(data["topics_file"], "topic file")
         _bounded(data["qrels"], "qrels file")
@@ -72,7 +72,7 @@ def training_archive_round(request: HttpRequest, task_id: int) -> HttpResponse:
             topics=topics,
             gold=gold,
             assessors=list(data["assessors"]),
-            created_by=_organizer(request),
+            created_by=organizer_of(request),
             topic_numbers=[n for n in re.split(r"[\s,]+", data["topic_numbers"]) if n],
             items_per_topic=data["items_per_topic"],
             seed=data["seed"],

@@ -54,7 +54,7 @@ def pool_task_of(task: RetrievalTask) -> RetrievalTask:
     return task
 
 
-def _item_filter(task: RetrievalTask, prefix: str) -> Q:
+def task_item_filter(task: RetrievalTask, prefix: str) -> Q:
     """Which pool items of the pool task belong to ``task``: posts, formulae or QA answers."""
     q = Q(**{f"{prefix}topic__task": pool_task_of(task)})
     if task.kind == RetrievalTask.Kind.OPENQA:
@@ -76,7 +76,7 @@ def judgment_records(task: RetrievalTask, *, machine_judge: str = "") -> list[Ju
     formula = task.kind == RetrievalTask.Kind.FORMULA
     records: list[JudgmentRecord] = []
     adjudications = (
-        Adjudication.objects.filter(_item_filter(task, "hit__item__"))
+        Adjudication.objects.filter(task_item_filter(task, "hit__item__"))
         .order_by("-decided_at", "-id")
         .values_list("hit__item__topic__number", "hit__item__key", "hit__formula_id", "grade")
     )
@@ -86,7 +86,7 @@ def judgment_records(task: RetrievalTask, *, machine_judge: str = "") -> list[Ju
         )
     judgments = (
         Judgment.objects.filter(
-            _item_filter(task, "hit__item__"),
+            task_item_filter(task, "hit__item__"),
             counted_judgments(),
             _counting_purposes(task, machine_judge),
         )
@@ -140,7 +140,7 @@ def _counting_purposes(task: RetrievalTask, machine_judge: str) -> Q:
 def pool_hits(task: RetrievalTask) -> list[PoolHit]:
     """Every judged unit of the task's pools, keyed like ``judgment_records``."""
     formula = task.kind == RetrievalTask.Kind.FORMULA
-    rows = Hit.objects.filter(_item_filter(task, "item__")).values_list(
+    rows = Hit.objects.filter(task_item_filter(task, "item__")).values_list(
         "item__topic__number", "item__key", "formula_id"
     )
     return [
@@ -174,7 +174,7 @@ def task_readiness(
 def answer_runs(task: RetrievalTask) -> dict[tuple[str, str], list[int]]:
     """Open QA: (topic number, pool item key) -> the task's runs whose answer it is."""
     found: dict[tuple[str, str], list[int]] = defaultdict(list)
-    rows = Contribution.objects.filter(_item_filter(task, "item__"), run__task=task)
+    rows = Contribution.objects.filter(task_item_filter(task, "item__"), run__task=task)
     for number, key, run_id in rows.values_list("item__topic__number", "item__key", "run_id"):
         found[(number, key)].append(run_id)
     return found
@@ -233,7 +233,7 @@ def visual_ids(formula_ids: set[str]) -> dict[str, str]:
 
 def contributions(task: RetrievalTask) -> Iterator[tuple[str, str, int]]:
     """(topic number, item key, team id) of every contribution to the task's pools."""
-    rows = Contribution.objects.filter(_item_filter(task, "item__"), run__task=task)
+    rows = Contribution.objects.filter(task_item_filter(task, "item__"), run__task=task)
     yield from rows.values_list("item__topic__number", "item__key", "run__team_id").iterator(
         chunk_size=10_000
     )

@@ -17,7 +17,7 @@ from collection.selectors import answer_task_of
 from evaluation.core.answer_questions import REPORTED
 from evaluation.core.lexical_overlap import Reference, usable_task1_answer
 from evaluation.core.qrels import qrels_parse
-from evaluation.selectors import _item_filter, pool_task_of, publication_of
+from evaluation.selectors import pool_task_of, publication_of, task_item_filter
 from kernel.core.grades import MAX_GRADE
 from pooling.models import Run
 from pooling.models import RunRow as RunRowModel
@@ -47,7 +47,7 @@ def question_marks(task: RetrievalTask) -> dict[tuple[str, str], dict[str, bool]
     )
     rows = (
         Judgment.objects.filter(
-            _item_filter(task, "hit__item__"),
+            task_item_filter(task, "hit__item__"),
             counted_judgments(),
             assignment__purpose__in=[Assignment.Purpose.OFFICIAL, Assignment.Purpose.DUAL],
         )

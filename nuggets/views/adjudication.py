@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from assessment.views.organize import _organizer
+from assessment.views.organize import organizer_of
 from collection.access import task_for
 from collection.models import RetrievalTask
 from kernel.access import organizer_required
@@ -132,7 +132,7 @@ def _saved(
             task=task,
             answer_id=answer_id,
             finals=chosen,
-            decided_by=_organizer(request),
+            decided_by=organizer_of(request),
             note=request.POST.get("note", ""),
             with_machine=machine,
         )
