@@ -60,3 +60,25 @@ def test_a_pooling_selector_imports_no_private_name_when_it_shares_a_query_part(
         if (names := _private_names_imported(path))
     }
     assert not wrong, wrong
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+@pytest.mark.parametrize("app", [*ORDER, "demo"])
+def test_a_private_name_is_imported_only_within_its_own_package_when_at_all(app: str) -> None:
+    # A module's private name is borrowed by the modules of its own package (a module split
+    # into a package keeps its internals), never from elsewhere: what two places share is
+    # public in its one home.
+    wrong = {}
+    for path in sorted((REPO / app).rglob("*.py")):
+        package = ".".join(path.relative_to(REPO).parent.parts)
+        names = [
+            name
+            for name in _private_names_imported(path)
+            if not _within(name.rpartition(".")[0], package)
+        ]
+        if names:
+            wrong[str(path.relative_to(REPO))] = names
+    assert not wrong, wrong
