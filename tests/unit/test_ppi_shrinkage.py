@@ -63,8 +63,27 @@ def test_a_run_with_no_judged_item_gets_the_width_the_design_anticipates() -> No
     assert found.std_error == pytest.approx(math.sqrt(1.5))
     without = HumanSample(plan.budget, plan.strata, plan.draws, plan.uncertain_share)
     alone = PpiEvaluator(machine, without, human, [P1], ["1"], grades=(0, 1)).estimate(run)
-    # Without every item's pi, only the judged items' residuals count: the shift's share.
-    assert alone["P_1"].std_error < found.std_error
+    # Without every item's pi, only the judged items' residuals count: the shift's share,
+    # (0 - 1/4)^2 (0.5 sqrt(2) / 0.5)^2 0.5 for each of a and b.
+    assert alone["P_1"].std_error == pytest.approx(math.sqrt(2 * 0.5 * 0.0625 * 2))
+
+
+def test_a_run_variance_pools_its_judged_items_with_the_anticipated_one_as_ten_items() -> None:
+    # The same judged items; a run ranking a first. Design variance (Poisson, with the
+    # stratum's shift spread over the run: g1's run weight 1 less a's estimate 1/0.5, over the
+    # stratum's 1/pi mass 4, so a weighs 1 - 1/4 and b -1/4; residuals -+0.5 times sqrt(2)):
+    # a: 0.5 (0.75 * 0.5 * sqrt(2) / 0.5)^2 = 0.5625, b: 0.5 (0.25 * 0.5 * sqrt(2) / 0.5)^2 =
+    # 0.0625; 0.625 in all. Anticipated: a alone, 1 * 0.5 * 0.5 / 0.5 = 0.5. One judged item:
+    # (10 * 0.5 + 1 * 0.625) / 11.
+    machine = {("1", d): MachineGrade(1) for d in "abc"}
+    plan = _plan([("a", 0.5), ("b", 0.5)], {"a": 0.5, "b": 0.5, "c": 0.25})
+    human = {("1", "a"): 0, ("1", "b"): 1}
+    found = PpiEvaluator(machine, plan, human, [P1], ["1"], grades=(0, 1)).estimate(
+        {"1": {"a": 1.0}}
+    )["P_1"]
+    assert found.std_error == pytest.approx(math.sqrt((10 * 0.5 + 0.625) / 11))
+    # Known 0.5 - 0.5 (a's own residual), remainder -0.5 (1 - 0.5) / 0.5.
+    assert found.unbiased == pytest.approx(-0.5)
 
 
 def test_estimate_runs_shrinks_and_the_interval_stays_the_unbiased_one() -> None:

@@ -32,11 +32,11 @@ checked to cover.
 
 Two things are added for a small budget (``evaluator``). The variance above is a sum over the
 run's judged items, which for a run whose items few others rank may be two or three: it is
-floored by the variance the design anticipates from every item's pi_d and its stratum's spread
-of residuals. And theta is split into what is known (each judged item's own residual at its
-own weight c_d) and the remainder for the items nobody judged (weight (1 - pi_d) / pi_d): the
-point estimate shrinks that remainder toward the runs' mean (``shrinkage``), which ranks the
-runs better; the interval stays theta's.
+pooled with the variance the design anticipates from every item's pi_d and its stratum's spread
+of residuals, as a prior worth ten judged items. And theta is split into what is known (each
+judged item's own residual at its own weight c_d) and the remainder for the items nobody judged
+(weight (1 - pi_d) / pi_d): the point estimate shrinks that remainder toward the runs' mean
+(``shrinkage``), which ranks the runs better; the interval stays theta's.
 
 Measures that are a weighted sum of per-item gains are estimated this way: ``P_k`` (gain 1
 from the relevance level) and ``ndcg_cut_k`` / ``ndcg`` (gain the grade; trec_eval's

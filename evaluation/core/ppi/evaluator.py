@@ -19,6 +19,10 @@ from evaluation.core.ppi.measures import (
 from evaluation.core.ppi.shrinkage import shrunk_remainders
 
 Z_95 = 1.959963984540054  # the standard normal's 97.5% quantile
+# How many judged items the anticipated variance counts for when a run's variance is pooled
+# with it: on TREC-COVID round 1 at 10%, 5 covers 94.6% / 94.8% (nDCG@10 / P@5), 10 covers
+# 95.2% / 95.5%, 30 covers 96.2% / 95.1%; the larger of the two variances, 98%.
+PRIOR_ITEMS = 10
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,18 @@ class PpiEvaluator:
                 total += c * c * sigma2 * (1 - chance) / chance
         return total
 
+    def _moderated(self, design: float, anticipated: float, *, judged: int) -> float:
+        """The run's variance: Poisson sampling's estimate is a sum over the run's judged
+        items, and a run whose items few others rank may have two or three judged, their
+        residuals small by chance. It is pooled with the variance the design anticipates
+        from the strata's spread of residuals (Särndal et al. 1992, §6.7) as a prior worth
+        ``PRIOR_ITEMS`` judged items: (d0 a + n v) / (d0 + n), the moderated variance of
+        Smyth ("Linear models and empirical Bayes methods for assessing differential
+        expression", SAGMB 2004, §4). Without every item's pi, the design's estimate alone."""
+        if not self.chances:
+            return design
+        return (PRIOR_ITEMS * anticipated + judged * design) / (PRIOR_ITEMS + judged)
+
     def _parts(self, m: LinearMeasure, run: Mapping[str, Mapping[str, float]]) -> _RunParts:
         weights = run_weights(m, run, self.topics, self.norms[m.name])
         calibrated, residual = self.calibrated[m.name], self.residual[m.name]
@@ -203,11 +219,11 @@ class PpiEvaluator:
                 inclusion, error, _ = residual[key]
                 known += c * error
                 remainder += c * error * (1 - inclusion) / inclusion
-        # Poisson sampling's variance estimate is itself a sum over the run's judged items: a
-        # run whose items few others rank may have two or three of them judged, and their
-        # residuals can all be small by chance. The variance the design anticipates from the
-        # stratum's spread of residuals is the floor (Särndal et al. 1992, §6.7).
-        variance = max(self._variance(weights, residual), self._anticipated(m, weights))
+        variance = self._moderated(
+            self._variance(weights, residual),
+            self._anticipated(m, weights),
+            judged=sum(1 for key in weights if key in residual),
+        )
         rest = {key: (p, e * (1 - p), f) for key, (p, e, f) in residual.items()}
         alone = self.expected[m.name]
         machine_only = sum(
